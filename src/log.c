@@ -1,0 +1,374 @@
+/*
+ * log.c: what retry tells its user while it works.  In text mode, lines
+ * that start with "retry: " on stderr (or --log-file); on a terminal the
+ * wait before the next attempt is a status line that counts down in
+ * place and then leaves the plain line behind, so that the command's own
+ * output never lands in the middle of it.  In JSON mode, one object per
+ * line and per event, for a CI system to parse.  Errors do not pass
+ * through here: they always go to stderr with err(3).
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "retry.h"
+
+#define JSON_LINE_MAX	8192
+
+/* Seconds with at least 3 decimals, more when they are not zero. */
+int
+format_seconds(char *buf, size_t len, nsec_t ns)
+{
+	char frac[16];
+	int n = 9;
+
+	if (ns == NSEC_INF)
+		return snprintf(buf, len, "inf");
+	snprintf(frac, sizeof(frac), "%09" PRId64, ns % NSEC_PER_SEC);
+	while (n > 3 && frac[n - 1] == '0')
+		n--;
+	return snprintf(buf, len, "%" PRId64 ".%.*s", ns / NSEC_PER_SEC, n,
+	    frac);
+}
+
+/* Seconds rounded to the millisecond, for messages. */
+static int
+format_ms(char *buf, size_t len, nsec_t ns)
+{
+	long long ms = (long long)((ns + NSEC_PER_MSEC / 2) / NSEC_PER_MSEC);
+
+	return snprintf(buf, len, "%lld.%03lld", ms / 1000, ms % 1000);
+}
+
+int
+format_outcome(char *buf, size_t len, const struct outcome *o)
+{
+	char name[16];
+
+	switch (o->kind) {
+	case OUT_SIGNAL:
+		return snprintf(buf, len, "signal %s",
+		    proc_signame(o->value, name, sizeof(name)));
+	case OUT_TIMEOUT:
+		return snprintf(buf, len, o->value == EXIT_KILLED ?
+		    "timed out, killed" : "timed out");
+	default:
+		return snprintf(buf, len, "exit %d", o->value);
+	}
+}
+
+static void
+write_all(int fd, const char *s, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		if ((n = write(fd, s, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return;	/* nowhere left to complain to */
+		}
+		s += n;
+		len -= (size_t)n;
+	}
+}
+
+static void __attribute__((__format__(__printf__, 2, 3)))
+text(struct log *lg, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(line), "%s: ", getprogname());
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	strlcat(line, "\n", sizeof(line));
+	write_all(lg->fd, line, strlen(line));
+}
+
+static void
+attempt_name(const struct log *lg, long long k, char *buf, size_t len)
+{
+	if (lg->max == 0)
+		snprintf(buf, len, "%lld/inf", k);
+	else
+		snprintf(buf, len, "%lld/%lld", k, lg->max);
+}
+
+void
+log_open(struct log *lg, const struct config *cfg)
+{
+	memset(lg, 0, sizeof(*lg));
+	lg->fd = STDERR_FILENO;
+	lg->format = cfg->log_format;
+	lg->verbosity = cfg->verbosity;
+	lg->max = cfg->attempts;
+	if (cfg->log_file != NULL && (lg->fd = open(cfg->log_file,
+	    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) == -1)
+		err(EXIT_RETRY, "--log-file %s", cfg->log_file);
+	lg->countdown = lg->format == LOG_TEXT && lg->verbosity >= 0 &&
+	    isatty(lg->fd);
+}
+
+/* JSON: a string with every control character and bad UTF-8 escaped. */
+static void
+json_string(char *buf, size_t len, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n, need;
+
+	strlcat(buf, "\"", len);
+	for (; *p != '\0'; p += n) {
+		char esc[8] = "";
+
+		n = 1;
+		if (*p == '"' || *p == '\\')
+			snprintf(esc, sizeof(esc), "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			snprintf(esc, sizeof(esc), "\\u%04x", *p);
+		else if (*p >= 0x80) {
+			need = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 ? 3 :
+			    *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
+			for (n = 1; n < need && (p[n] & 0xc0) == 0x80; n++)
+				continue;
+			if (need == 0 || n < need) {
+				snprintf(esc, sizeof(esc), "\\ufffd");
+				n = n > 0 ? n : 1;
+			}
+		}
+		if (*esc != '\0')
+			strlcat(buf, esc, len);
+		else {
+			size_t at = strlen(buf);
+
+			if (at + n < len) {
+				memcpy(buf + at, p, n);
+				buf[at + n] = '\0';
+			}
+		}
+	}
+	strlcat(buf, "\"", len);
+}
+
+/* Starts a JSON event line with its name and the time since the start. */
+static void
+json_begin(struct log *lg, char *buf, size_t len, const char *event)
+{
+	char t[32];
+
+	format_seconds(t, sizeof(t), lg->t0 ? proc_now() - lg->t0 : 0);
+	snprintf(buf, len, "{\"event\":\"%s\",\"time\":%s", event, t);
+}
+
+static void __attribute__((__format__(__printf__, 3, 4)))
+json_field(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t at = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + at, len - at, fmt, ap);
+	va_end(ap);
+}
+
+static void
+json_end(struct log *lg, char *buf, size_t len)
+{
+	strlcat(buf, "}\n", len);
+	write_all(lg->fd, buf, strlen(buf));
+}
+
+static void
+json_seconds(char *buf, size_t len, const char *name, nsec_t ns)
+{
+	char v[32];
+
+	if (ns == NSEC_INF)
+		json_field(buf, len, ",\"%s\":null", name);
+	else {
+		format_seconds(v, sizeof(v), ns);
+		json_field(buf, len, ",\"%s\":%s", name, v);
+	}
+}
+
+void
+log_start(struct log *lg, const struct config *cfg)
+{
+	char buf[JSON_LINE_MAX], jit[64];
+	char **a;
+
+	lg->t0 = proc_now();
+	if (lg->format != LOG_JSON)
+		return;
+	json_begin(lg, buf, sizeof(buf), "start");
+	json_field(buf, sizeof(buf), ",\"command\":[");
+	for (a = cfg->argv; *a != NULL; a++) {
+		if (a != cfg->argv)
+			strlcat(buf, ",", sizeof(buf));
+		json_string(buf, sizeof(buf), *a);
+	}
+	strlcat(buf, "]", sizeof(buf));
+	if (cfg->attempts == 0)
+		json_field(buf, sizeof(buf), ",\"attempts\":null");
+	else
+		json_field(buf, sizeof(buf), ",\"attempts\":%lld",
+		    cfg->attempts);
+	json_seconds(buf, sizeof(buf), "base", cfg->sched.base);
+	json_field(buf, sizeof(buf), ",\"factor\":%.17g", cfg->sched.factor);
+	json_seconds(buf, sizeof(buf), "cap", cfg->sched.cap);
+	json_field(buf, sizeof(buf), ",\"jitter\":");
+	json_string(buf, sizeof(buf), jitter_name(&cfg->sched.jitter, jit,
+	    sizeof(jit)));
+	json_seconds(buf, sizeof(buf), "timeout",
+	    cfg->timeout ? cfg->timeout : NSEC_INF);
+	json_seconds(buf, sizeof(buf), "max_time",
+	    cfg->max_time ? cfg->max_time : NSEC_INF);
+	json_end(lg, buf, sizeof(buf));
+}
+
+void
+log_attempt_start(struct log *lg, long long k)
+{
+	char buf[256], name[48];
+
+	if (lg->format == LOG_JSON) {
+		json_begin(lg, buf, sizeof(buf), "attempt_start");
+		json_field(buf, sizeof(buf), ",\"attempt\":%lld", k);
+		json_end(lg, buf, sizeof(buf));
+	} else if (lg->verbosity > 0) {
+		attempt_name(lg, k, name, sizeof(name));
+		text(lg, "attempt %s starting", name);
+	}
+}
+
+static const char *
+outcome_kind_name(const struct outcome *o)
+{
+	static const char *const names[] = {
+		[OUT_EXIT] = "exit",
+		[OUT_SIGNAL] = "signal",
+		[OUT_TIMEOUT] = "timeout",
+		[OUT_NOEXEC] = "noexec",
+	};
+
+	return names[o->kind];
+}
+
+void
+log_attempt_end(struct log *lg, long long k, const struct outcome *o)
+{
+	char buf[512], name[48], what[64], d[32], sig[16];
+
+	if (lg->format == LOG_JSON) {
+		format_seconds(d, sizeof(d), o->duration);
+		json_begin(lg, buf, sizeof(buf), "attempt_end");
+		json_field(buf, sizeof(buf), ",\"attempt\":%lld,\"outcome\":"
+		    "\"%s\"", k, outcome_kind_name(o));
+		if (o->kind == OUT_SIGNAL)
+			json_field(buf, sizeof(buf), ",\"value\":\"%s\"",
+			    proc_signame(o->value, sig, sizeof(sig)));
+		else
+			json_field(buf, sizeof(buf), ",\"value\":%d",
+			    o->value);
+		json_field(buf, sizeof(buf), ",\"status\":%d,\"duration\":%s",
+		    outcome_status(o), d);
+		json_end(lg, buf, sizeof(buf));
+	} else if (lg->verbosity > 0) {
+		attempt_name(lg, k, name, sizeof(name));
+		format_outcome(what, sizeof(what), o);
+		format_ms(d, sizeof(d), o->duration);
+		text(lg, "attempt %s ended after %ss: %s", name, d, what);
+	}
+}
+
+/* An attempt failed and the next one comes after sleep. */
+void
+log_retrying(struct log *lg, long long k, const struct outcome *o,
+    nsec_t sleep, const struct schedule *s)
+{
+	char buf[512], name[48], what[64], d[32], jit[64];
+
+	if (lg->format == LOG_JSON) {
+		json_begin(lg, buf, sizeof(buf), "sleep");
+		json_field(buf, sizeof(buf), ",\"attempt\":%lld", k);
+		json_seconds(buf, sizeof(buf), "seconds", sleep);
+		json_seconds(buf, sizeof(buf), "window", backoff_window(s, k));
+		json_field(buf, sizeof(buf), ",\"jitter\":");
+		json_string(buf, sizeof(buf), jitter_name(&s->jitter, jit,
+		    sizeof(jit)));
+		json_end(lg, buf, sizeof(buf));
+		return;
+	}
+	if (lg->verbosity < 0)
+		return;
+	attempt_name(lg, k, name, sizeof(name));
+	format_outcome(what, sizeof(what), o);
+	format_ms(d, sizeof(d), sleep);
+	snprintf(lg->status, sizeof(lg->status), "%s: attempt %s failed (%s)",
+	    getprogname(), name, what);
+	snprintf(lg->plain, sizeof(lg->plain), "%s, next in %ss\n",
+	    lg->status, d);
+	if (!lg->countdown)
+		write_all(lg->fd, lg->plain, strlen(lg->plain));
+}
+
+/* Redraws the status line: the proc_sleep() tick on a terminal. */
+void
+log_countdown(nsec_t left, void *arg)
+{
+	struct log *lg = arg;
+	char line[320];
+	int n;
+
+	/* Round up, so that the line never shows 0.0s while waiting. */
+	left = (left + 99999999) / 100000000;
+	n = snprintf(line, sizeof(line), "\r\033[K%s, next in %lld.%llds",
+	    lg->status, (long long)(left / 10), (long long)(left % 10));
+	write_all(lg->fd, line, (size_t)n < sizeof(line) ? (size_t)n :
+	    sizeof(line) - 1);
+	lg->line_open = true;
+}
+
+void
+log_sleep_done(struct log *lg)
+{
+	if (!lg->line_open)
+		return;
+	write_all(lg->fd, "\r\033[K", 4);
+	write_all(lg->fd, lg->plain, strlen(lg->plain));
+	lg->line_open = false;
+}
+
+/* The end of the run; reason is NULL on success. */
+void
+log_finish(struct log *lg, long long k, const struct outcome *o,
+    const char *reason)
+{
+	char buf[512], what[64], d[32];
+	nsec_t elapsed = proc_now() - lg->t0;
+
+	if (lg->format == LOG_JSON) {
+		format_seconds(d, sizeof(d), elapsed);
+		json_begin(lg, buf, sizeof(buf), "summary");
+		json_field(buf, sizeof(buf), ",\"attempts\":%lld,\"elapsed\":%s,"
+		    "\"status\":%d,\"reason\":", k, d, outcome_status(o));
+		json_string(buf, sizeof(buf), reason ? reason : "success");
+		json_end(lg, buf, sizeof(buf));
+		return;
+	}
+	format_outcome(what, sizeof(what), o);
+	format_ms(d, sizeof(d), elapsed);
+	if (reason != NULL && lg->verbosity >= 0)
+		text(lg, "giving up after %lld attempt%s in %ss: %s (%s)", k,
+		    k == 1 ? "" : "s", d, what, reason);
+	else if (reason == NULL && lg->verbosity > 0)
+		text(lg, "succeeded on attempt %lld after %ss", k, d);
+}

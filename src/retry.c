@@ -1,0 +1,374 @@
+/*
+ * retry: run a command until it succeeds, with exponential backoff and
+ * jitter, and exit with the status of the final attempt.
+ *
+ * This file holds main, the usage text, the attempt loop, the decision
+ * after each attempt and the final status.  The schedule is backoff.c's,
+ * the processes and signals proc.c's, stdin and stdout replay spool.c's,
+ * the progress messages log.c's, and every conversion parse.c's.
+ */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "retry.h"
+
+#define STATUS_BUF	48
+
+static const char usage_text[] =
+"usage: retry [options] [--] command [argument ...]\n"
+"       retry --dry-run [options] [[--] command ...]\n";
+
+static const char help_text[] =
+"Run a command until it succeeds, waiting longer after each failure.\n"
+"\n"
+"Schedule:\n"
+"  -n, --attempts=N        total runs, the first included, or inf  [5]\n"
+"  -b, --base=DURATION     the first backoff window                [1s]\n"
+"  -f, --factor=X          growth of the window per retry, >= 1    [2]\n"
+"  -c, --cap=DURATION      no sleep exceeds it      [60s, or --base if larger]\n"
+"  -j, --jitter=MODE       none, full, equal, decorrelated, A..B or +DURATION\n"
+"                                                                  [full]\n"
+"      --splay=DURATION    random wait before the first attempt    [0]\n"
+"      --seed=N            make every random draw reproducible     [random]\n"
+"\n"
+"Policy (LIST: exit codes, ranges such as 1-125, signal names, timeout):\n"
+"  -r, --retry-on=LIST     outcomes that are retried\n"
+"                          [1-255 but 126,127; timeout; signals but INT,\n"
+"                           TERM, HUP, QUIT, PIPE]\n"
+"  -x, --stop-on=LIST      outcomes never retried; wins over -r    [none]\n"
+"      --success-on=LIST   outcomes that count as success          [0]\n"
+"\n"
+"Time and signals:\n"
+"  -t, --timeout=DURATION  limit for each attempt, 0 for none      [none]\n"
+"  -s, --signal=SIG        signal sent when an attempt times out   [TERM]\n"
+"  -k, --kill-after=DURATION  then SIGKILL after this long, or inf [10s]\n"
+"  -m, --max-time=DURATION limit for the whole run, 0 for none     [none]\n"
+"      --foreground        leave the command in the caller's process group\n"
+"\n"
+"Pipelines:\n"
+"  -I, --replay-stdin      give every attempt the same standard input\n"
+"  -O, --hold-stdout       pass on only the final attempt's standard output\n"
+"\n"
+"Output:\n"
+"      --dry-run           print the schedule and run nothing\n"
+"      --log-format=FORMAT text or json                            [text]\n"
+"      --log-file=PATH     write progress messages there         [stderr]\n"
+"  -q, --quiet             no progress messages, errors only\n"
+"  -v, --verbose           also report each attempt's start and end\n"
+"  -h, --help              show this help and exit\n"
+"  -V, --version           show the version and exit\n"
+"\n"
+"DURATION is a number with an optional unit ns, us, ms, s, m, h or d\n"
+"(seconds by default), or a sum such as 1m30s.  See retry(1).\n";
+
+/* Everything one run of the attempt loop needs. */
+struct run {
+	const struct config *cfg;
+	struct proc	 proc;
+	struct log	 log;
+	struct backoff	 backoff;
+	struct spool	*in;		/* --replay-stdin, or NULL */
+	int		 held;		/* --hold-stdout file, or -1 */
+	char		**envp;
+	char		 env_attempt[STATUS_BUF];
+	char		 env_prev[STATUS_BUF];
+	nsec_t		 deadline;	/* 0: none */
+};
+
+static void __attribute__((__noreturn__))
+usage_error(const char *msg)
+{
+	errx(EXIT_RETRY, "%s; try '%s --help'", msg, getprogname());
+}
+
+/*
+ * The command's environment: retry's own, less any RETRY_* variables it
+ * sets, plus those, rewritten in place before each attempt.
+ */
+static char **
+build_env(struct run *r, char *max)
+{
+	extern char **environ;
+	char **env, **e;
+	size_t n = 0;
+
+	for (e = environ; *e != NULL; e++)
+		n++;
+	if ((env = calloc(n + 4, sizeof(*env))) == NULL)
+		err(EXIT_RETRY, NULL);
+	n = 0;
+	for (e = environ; *e != NULL; e++)
+		if (strncmp(*e, "RETRY_ATTEMPT=", 14) != 0 &&
+		    strncmp(*e, "RETRY_MAX_ATTEMPTS=", 19) != 0 &&
+		    strncmp(*e, "RETRY_PREV_STATUS=", 18) != 0)
+			env[n++] = *e;
+	env[n++] = r->env_attempt;
+	env[n++] = max;
+	env[n++] = r->env_prev;
+	return env;
+}
+
+static void
+set_attempt_env(struct run *r, long long k, const struct outcome *prev)
+{
+	snprintf(r->env_attempt, sizeof(r->env_attempt), "RETRY_ATTEMPT=%lld",
+	    k);
+	if (prev == NULL)
+		snprintf(r->env_prev, sizeof(r->env_prev),
+		    "RETRY_PREV_STATUS=");
+	else
+		snprintf(r->env_prev, sizeof(r->env_prev),
+		    "RETRY_PREV_STATUS=%d", outcome_status(prev));
+}
+
+enum verdict {
+	SUCCEED,
+	RETRY,
+	STOP
+};
+
+/* The retry policy: the first rule that matches decides. */
+static enum verdict
+decide(const struct config *cfg, const struct outcome *o)
+{
+	if (o->kind == OUT_NOEXEC)
+		return outcome_in(&cfg->retry_on, o) &&
+		    !outcome_in(&cfg->stop_on, o) ? RETRY : STOP;
+	if (outcome_in(&cfg->success_on, o))
+		return SUCCEED;
+	if (outcome_in(&cfg->stop_on, o))
+		return STOP;
+	if (outcome_in(&cfg->retry_on, o))
+		return RETRY;
+	return STOP;
+}
+
+/* Exits as the final attempt did: the same code, or the same signal. */
+static void __attribute__((__noreturn__))
+exit_as(const struct outcome *o)
+{
+	if (o->kind == OUT_SIGNAL)
+		proc_die(o->value);
+	exit(o->value);
+}
+
+/* Sends the held output on; a vanished reader ends retry as SIGPIPE. */
+static void
+release_output(struct run *r, bool final)
+{
+	if (r->held == -1)
+		return;
+	if (spool_stdout_flush(r->held, final ? STDOUT_FILENO :
+	    STDERR_FILENO) == 0 || !final)
+		return;
+	if (errno == EPIPE && proc_sigpipe_default(&r->proc))
+		proc_die(SIGPIPE);
+	err(EXIT_RETRY, "standard output");
+}
+
+static void __attribute__((__noreturn__))
+finish(struct run *r, long long k, const struct outcome *o,
+    const char *reason)
+{
+	log_finish(&r->log, k, o, reason);
+	exit_as(o);
+}
+
+static void
+run_attempt(struct run *r, long long k, const struct outcome *prev,
+    struct outcome *o)
+{
+	struct attempt_io io = { -1, -1, NULL };
+
+	set_attempt_env(r, k, prev);
+	spool_stdin_prepare(r->in, &io);
+	if (r->held != -1) {
+		spool_stdout_reset(r->held);
+		io.out = r->held;
+	}
+	log_attempt_start(&r->log, k);
+	proc_run(&r->proc, r->cfg, r->envp, &io, r->deadline, o);
+	spool_stdin_finish(r->in);
+	if (o->kind == OUT_NOEXEC)
+		warnx("cannot run %s: %s", r->cfg->argv[0], strerror(o->error));
+	log_attempt_end(&r->log, k, o);
+}
+
+/* Waits before attempt k + 1, unless the deadline comes first. */
+static const char *
+wait_for_next(struct run *r, long long k, const struct outcome *o)
+{
+	nsec_t sleep = backoff_next(&r->backoff, k), now;
+	int sig;
+
+	now = proc_now();
+	if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
+		return "the next sleep would pass --max-time";
+	if ((sig = proc_clear_leftovers(&r->proc, r->cfg)) != 0)
+		proc_die(sig);
+	release_output(r, false);
+	log_retrying(&r->log, k, o, sleep, &r->cfg->sched);
+	sig = proc_sleep(&r->proc, nsec_add(now, sleep),
+	    r->log.countdown ? log_countdown : NULL, &r->log);
+	log_sleep_done(&r->log);
+	if (sig != 0)
+		proc_die(sig);
+	return NULL;
+}
+
+/* The attempt loop; never returns. */
+static void __attribute__((__noreturn__))
+retry_loop(struct run *r)
+{
+	const struct config *cfg = r->cfg;
+	struct outcome o, prev;
+	const char *why;
+	long long k;
+
+	for (k = 1;; k++) {
+		run_attempt(r, k, k > 1 ? &prev : NULL, &o);
+		if (o.stop_signal != 0) {
+			release_output(r, true);
+			proc_die(o.stop_signal);
+		}
+		switch (decide(cfg, &o)) {
+		case SUCCEED:
+			release_output(r, true);
+			finish(r, k, &o, NULL);
+		case STOP:
+			release_output(r, true);
+			finish(r, k, &o, "not retried");
+		case RETRY:
+			break;
+		}
+		if (o.deadline || (cfg->attempts != 0 && k >= cfg->attempts)) {
+			release_output(r, true);
+			finish(r, k, &o, o.deadline ? "--max-time reached" :
+			    "no attempts left");
+		}
+		if ((why = wait_for_next(r, k, &o)) != NULL) {
+			release_output(r, true);
+			finish(r, k, &o, why);
+		}
+		prev = o;
+	}
+}
+
+static void
+print_row(long long k, const char *window, nsec_t lo, nsec_t hi, nsec_t draw,
+    nsec_t elapsed)
+{
+	char a[32], b[32], c[32], d[32];
+
+	format_seconds(a, sizeof(a), lo);
+	format_seconds(b, sizeof(b), hi);
+	format_seconds(c, sizeof(c), draw);
+	format_seconds(d, sizeof(d), elapsed);
+	printf("%7lld %14s %14s %14s %14s %14s\n", k, window, a, b, c, d);
+}
+
+/*
+ * --dry-run: the schedule as a table, drawn by the same calls in the same
+ * order as a real run, with every attempt taken to fail at once.
+ */
+static int
+dry_run(const struct config *cfg)
+{
+	const struct schedule *s = &cfg->sched;
+	struct backoff b;
+	nsec_t draw, lo, hi, elapsed, since_start = 0, worst;
+	long long k, rows;
+	char w[32];
+
+	backoff_init(&b, s, cfg->seeded, cfg->seed);
+	rows = cfg->attempts != 0 ? cfg->attempts : DRYRUN_UNLIMITED_ROWS;
+	printf("%7s %14s %14s %14s %14s %14s\n", "attempt", "window", "min",
+	    "max", "draw", "elapsed");
+	elapsed = draw = backoff_splay(&b);
+	worst = s->splay;
+	print_row(1, "-", 0, s->splay, draw, elapsed);
+	for (k = 2; k <= rows; k++) {
+		draw = backoff_next(&b, k - 1);
+		if (cfg->max_time != 0 &&
+		    nsec_add(since_start, draw) >= cfg->max_time) {
+			format_seconds(w, sizeof(w), cfg->max_time);
+			printf("# --max-time=%ss ends the run before attempt "
+			    "%lld\n", w, k);
+			break;
+		}
+		backoff_bounds(s, k - 1, &lo, &hi);
+		since_start = nsec_add(since_start, draw);
+		elapsed = nsec_add(elapsed, draw);
+		worst = nsec_add(worst, hi);
+		format_seconds(w, sizeof(w), backoff_window(s, k - 1));
+		print_row(k, w, lo, hi, draw, elapsed);
+	}
+	format_seconds(w, sizeof(w), worst);
+	printf("# worst-case total sleep for the rows above: %ss\n", w);
+	if (cfg->attempts == 0)
+		printf("# attempts are unlimited: the first %d are shown\n",
+		    DRYRUN_UNLIMITED_ROWS);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(EXIT_RETRY, "standard output");
+	return 0;
+}
+
+static void
+setup_run(struct run *r, const struct config *cfg, char *max_env)
+{
+	memset(r, 0, sizeof(*r));
+	r->cfg = cfg;
+	r->held = -1;
+	log_open(&r->log, cfg);
+	proc_init(&r->proc, cfg);
+	backoff_init(&r->backoff, &cfg->sched, cfg->seeded, cfg->seed);
+	if (cfg->attempts == 0)
+		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=inf");
+	else
+		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=%lld",
+		    cfg->attempts);
+	r->envp = build_env(r, max_env);
+	if (cfg->replay_stdin)
+		r->in = spool_stdin_open();
+	if (cfg->hold_stdout)
+		r->held = spool_stdout_open();
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct config cfg;
+	struct run run;
+	char msg[512], max_env[STATUS_BUF];
+	int sig;
+
+	switch (parse_options(argc, argv, &cfg, msg, sizeof(msg))) {
+	case PARSE_HELP:
+		fputs(usage_text, stdout);
+		fputs("\n", stdout);
+		fputs(help_text, stdout);
+		return fflush(stdout) == EOF ? EXIT_RETRY : 0;
+	case PARSE_VERSION:
+		printf("retry %s\n", RETRY_VERSION);
+		return fflush(stdout) == EOF ? EXIT_RETRY : 0;
+	case PARSE_ERROR:
+		usage_error(msg);
+	case PARSE_OK:
+		break;
+	}
+	if (cfg.dry_run)
+		return dry_run(&cfg);
+	setup_run(&run, &cfg, max_env);
+	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.proc,
+	    nsec_add(proc_now(), backoff_splay(&run.backoff)), NULL,
+	    NULL)) != 0)
+		proc_die(sig);
+	log_start(&run.log, &cfg);
+	if (cfg.max_time != 0)
+		run.deadline = nsec_add(run.log.t0, cfg.max_time);
+	retry_loop(&run);
+}
