@@ -1,15 +1,27 @@
 #!/bin/sh
-# Installs what building (deps.sh build) or testing (deps.sh check) needs
-# on Debian or Ubuntu: apt-get as root, sudo otherwise; where neither
+# Installs what building (deps.sh build), testing (deps.sh check) or a CI
+# gate (deps.sh packages FILE...) needs on Debian or Ubuntu: apt-get as root, sudo otherwise; where neither
 # works, one line names the packages and the script fails.
 set -u
 
 need=""
 pkg-config --exists libbsd-overlay 2>/dev/null || need="$need libbsd-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
-if [ "${1:-build}" = check ]; then
+case "${1:-build}" in
+check)
 	command -v bats >/dev/null 2>&1 || need="$need bats"
-fi
+	# bats --jobs runs the suites side by side with GNU parallel.
+	parallel --version 2>/dev/null | grep -q GNU || need="$need parallel"
+	;;
+packages)
+	# deps.sh packages FILE...: every package named in the files.
+	shift
+	for pkg in $(cat "$@" 2>/dev/null | sed 's/#.*//'); do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
+		    grep -q 'ok installed' || need="$need $pkg"
+	done
+	;;
+esac
 [ -z "$need" ] && exit 0
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -39,10 +39,21 @@ scale_clamped(nsec_t x, long double m, nsec_t limit)
 	return (nsec_t)v;
 }
 
+/*
+ * f^k by squaring: at most 126 multiplications, saturating to infinity,
+ * and no libm to load at start-up.
+ */
 static long double
 power(long double f, long long k)
 {
-	return powl(f, (long double)k);
+	long double r = 1;
+
+	for (; k > 0 && r < HUGE_VALL; k >>= 1) {
+		if (k & 1)
+			r *= f;
+		f *= f;
+	}
+	return r;
 }
 
 /* The window before attempt k + 1: min(cap, base * factor^(k-1)). */
@@ -54,6 +65,9 @@ backoff_window(const struct schedule *s, long long k)
 
 	if (k < 1)
 		return 0;
+	/* Decorrelated: the k-th draw can reach base * 3^k, not 3^(k-1). */
+	if (s->jitter.kind == JITTER_DECORRELATED)
+		k++;
 	return scale_clamped(s->base, power(f, k - 1), s->cap);
 }
 

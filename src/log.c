@@ -19,7 +19,7 @@
 
 #include "retry.h"
 
-#define JSON_LINE_MAX	8192
+#define JSON_LINE_MAX	1024	/* a start event, less the command */
 
 /* Seconds with at least 3 decimals, more when they are not zero. */
 int
@@ -199,39 +199,55 @@ json_seconds(char *buf, size_t len, const char *name, nsec_t ns)
 	}
 }
 
+/* Room for the start event: every byte of the command may become \uXXXX. */
+static size_t
+start_event_size(char **argv)
+{
+	size_t n = JSON_LINE_MAX;
+
+	for (; *argv != NULL; argv++)
+		n += strlen(*argv) * 6 + 3;
+	return n;
+}
+
 void
 log_start(struct log *lg, const struct config *cfg)
 {
-	char buf[JSON_LINE_MAX], jit[64];
+	char *buf, jit[64];
 	char **a;
+	size_t size;
 
 	lg->t0 = proc_now();
 	if (lg->format != LOG_JSON)
 		return;
-	json_begin(lg, buf, sizeof(buf), "start");
-	json_field(buf, sizeof(buf), ",\"command\":[");
+	size = start_event_size(cfg->argv);
+	if ((buf = malloc(size)) == NULL)
+		err(EXIT_RETRY, NULL);
+	json_begin(lg, buf, size, "start");
+	json_field(buf, size, ",\"command\":[");
 	for (a = cfg->argv; *a != NULL; a++) {
 		if (a != cfg->argv)
-			strlcat(buf, ",", sizeof(buf));
-		json_string(buf, sizeof(buf), *a);
+			strlcat(buf, ",", size);
+		json_string(buf, size, *a);
 	}
-	strlcat(buf, "]", sizeof(buf));
+	strlcat(buf, "]", size);
 	if (cfg->attempts == 0)
-		json_field(buf, sizeof(buf), ",\"attempts\":null");
+		json_field(buf, size, ",\"attempts\":null");
 	else
-		json_field(buf, sizeof(buf), ",\"attempts\":%lld",
+		json_field(buf, size, ",\"attempts\":%lld",
 		    cfg->attempts);
-	json_seconds(buf, sizeof(buf), "base", cfg->sched.base);
-	json_field(buf, sizeof(buf), ",\"factor\":%.17g", cfg->sched.factor);
-	json_seconds(buf, sizeof(buf), "cap", cfg->sched.cap);
-	json_field(buf, sizeof(buf), ",\"jitter\":");
-	json_string(buf, sizeof(buf), jitter_name(&cfg->sched.jitter, jit,
+	json_seconds(buf, size, "base", cfg->sched.base);
+	json_field(buf, size, ",\"factor\":%.17g", cfg->sched.factor);
+	json_seconds(buf, size, "cap", cfg->sched.cap);
+	json_field(buf, size, ",\"jitter\":");
+	json_string(buf, size, jitter_name(&cfg->sched.jitter, jit,
 	    sizeof(jit)));
-	json_seconds(buf, sizeof(buf), "timeout",
+	json_seconds(buf, size, "timeout",
 	    cfg->timeout ? cfg->timeout : NSEC_INF);
-	json_seconds(buf, sizeof(buf), "max_time",
+	json_seconds(buf, size, "max_time",
 	    cfg->max_time ? cfg->max_time : NSEC_INF);
-	json_end(lg, buf, sizeof(buf));
+	json_end(lg, buf, size);
+	free(buf);
 }
 
 void

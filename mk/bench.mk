@@ -1,0 +1,1 @@
+# mk/bench.mk: included by the Makefile; owned by the bench work.

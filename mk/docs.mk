@@ -1,0 +1,1 @@
+# mk/docs.mk: included by the Makefile; owned by the docs work.

@@ -1,0 +1,1 @@
+# mk/quality.mk: included by the Makefile; owned by the quality work.
