@@ -388,3 +388,24 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 	else if (reason == NULL && lg->verbosity > 0)
 		text(lg, "succeeded on attempt %lld after %ss", k, d);
 }
+
+/*
+ * retry dies by sig after attempt k (0: during the splay).  Text mode
+ * stays quiet, as a killed command would; JSON gets its summary.
+ */
+void
+log_stopped(struct log *lg, long long k, int sig)
+{
+	char buf[256], d[32], name[16], reason[32];
+
+	if (lg->format != LOG_JSON)
+		return;
+	format_seconds(d, sizeof(d), lg->t0 ? proc_now() - lg->t0 : 0);
+	snprintf(reason, sizeof(reason), "signal %s",
+	    proc_signame(sig, name, sizeof(name)));
+	json_begin(lg, buf, sizeof(buf), "summary");
+	json_field(buf, sizeof(buf), ",\"attempts\":%lld,\"elapsed\":%s,"
+	    "\"status\":%d,\"reason\":", k, d, 128 + sig);
+	json_string(buf, sizeof(buf), reason);
+	json_end(lg, buf, sizeof(buf));
+}

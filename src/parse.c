@@ -92,7 +92,8 @@ duration_term(const char **sp, nsec_t *out, bool *unitless)
 	if (!isdigit((unsigned char)*s))
 		return "expected a number";
 	for (; isdigit((unsigned char)*s); s++) {
-		if (whole > (unsigned long long)DURATION_MAX)
+		/* Checked before the multiplication, which must not wrap. */
+		if (whole > (unsigned long long)DURATION_MAX / 10)
 			return "too large (the limit is 100 years)";
 		whole = whole * 10 + (unsigned)(*s - '0');
 	}
@@ -351,7 +352,7 @@ static const char *
 parse_outcome_item(const char *item, struct outcome_set *set)
 {
 	const char *errstr, *dash;
-	char lo[8];
+	char lo[64];	/* as long as an item: leading zeros are allowed */
 	long long a, b;
 	int sig;
 

@@ -225,6 +225,24 @@ proc_sigpipe_default(const struct proc *ps)
 	return !sigismember(&ps->start_ignored, SIGPIPE);
 }
 
+/*
+ * Whether retry belongs to the foreground job of its terminal.  In
+ * `producer | retry cmd` the shell makes the producer the job's leader;
+ * a group of retry's own would then take the command off the terminal
+ * (SIGTTIN) and out of the reach of Control-C.
+ */
+static bool
+in_foreground_job(void)
+{
+	pid_t grp = getpgrp();
+	int fd;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+		if (tcgetpgrp(fd) == grp)
+			return true;
+	return false;
+}
+
 void
 proc_init(struct proc *ps, const struct config *cfg)
 {
@@ -243,7 +261,7 @@ proc_init(struct proc *ps, const struct config *cfg)
 	for (sig = 1; sig < NSIG; sig++)
 		if (sigismember(&ps->handled, sig))
 			sigdelset(&ps->wait_mask, sig);
-	if (!cfg->foreground && getpgrp() != ps->self)
+	if (!cfg->foreground && getpgrp() != ps->self && !in_foreground_job())
 		setpgid(0, 0);
 #ifdef __linux__
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -287,6 +305,19 @@ wait_event(const struct proc *ps, struct pollfd *fds, int nfds,
 		tp = &ts;
 	}
 	return ppoll(fds, (nfds_t)nfds, tp, &ps->wait_mask);
+}
+
+/*
+ * Lets the handlers of pending signals run without waiting: a signal
+ * that came while they were blocked must count before retry decides to
+ * start another attempt or to exit with a status.
+ */
+static void
+take_pending(const struct proc *ps)
+{
+	struct timespec zero = { 0, 0 };
+
+	ppoll(NULL, 0, &zero, &ps->wait_mask);
 }
 
 /* Reaps every child that has ended; records the status of pid. */
@@ -555,6 +586,25 @@ earliest(nsec_t a, nsec_t b)
 	return b == 0 || a < b ? a : b;
 }
 
+/*
+ * A forwarded signal ends the run, and what the attempt left running in
+ * the group got it too: wait for that as well (a background job of sh
+ * ignores INT and QUIT), with SIGKILL at kill_at (0: never).
+ */
+static void
+drain_group(const struct proc *ps, nsec_t kill_at)
+{
+	while (have_children() && signal_attempt(ps, 0, 0) > 0) {
+		if (kill_at != 0 && proc_now() >= kill_at) {
+			signal_attempt(ps, 0, SIGKILL);
+			kill_at = 0;
+		}
+		wait_event(ps, NULL, 0, earliest(kill_at,
+		    proc_now() + LEFTOVER_POLL));
+		reap(0, NULL);
+	}
+}
+
 static void
 escalate_later(struct watch *w, const struct config *cfg, nsec_t now)
 {
@@ -644,6 +694,15 @@ proc_run(const struct proc *ps, const struct config *cfg, char **envp,
 			spool_poll_service(io->feed, fds, nfds);
 	}
 	o->duration = proc_now() - start;
+	/* A signal that came as the command ended still ends the run. */
+	take_pending(ps);
+	if (got_signal != 0 && w.forwarded == 0) {
+		w.forwarded = got_signal;
+		signal_attempt(ps, 0, w.forwarded);
+		escalate_later(&w, cfg, proc_now());
+	}
+	if (w.forwarded != 0)
+		drain_group(ps, w.killed ? proc_now() : w.kill_at);
 	o->deadline = o->deadline && w.expired;
 	classify(&w, status, o);
 }
@@ -658,6 +717,7 @@ proc_sleep(const struct proc *ps, nsec_t until, void (*tick)(nsec_t, void *),
 {
 	nsec_t now, next;
 
+	take_pending(ps);	/* even a sleep of 0 ends on a signal */
 	for (;;) {
 		reap(0, NULL);
 		if (got_signal != 0)
@@ -703,6 +763,23 @@ proc_clear_leftovers(const struct proc *ps, const struct config *cfg)
 	}
 }
 
+/*
+ * Moves fd above 2: were retry started with stdin, stdout or stderr
+ * closed, the file would take that number, and what retry writes there
+ * (messages, held output) would land in it.
+ */
+static int
+above_stdio(int fd)
+{
+	int nfd;
+
+	if (fd == -1 || fd > STDERR_FILENO)
+		return fd;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	close(fd);
+	return nfd;
+}
+
 /* An unlinked temporary file, mode 0600, in $TMPDIR or /tmp. */
 int
 proc_tmpfile(void)
@@ -715,7 +792,7 @@ proc_tmpfile(void)
 		dir = "/tmp";
 #ifdef O_TMPFILE
 	if ((fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) != -1)
-		return fd;
+		return above_stdio(fd);
 #endif
 	if (snprintf(path, sizeof(path), "%s/retry.XXXXXXXXXX", dir) >=
 	    (int)sizeof(path)) {
@@ -725,7 +802,7 @@ proc_tmpfile(void)
 	if ((fd = mkostemp(path, O_CLOEXEC)) == -1)
 		return -1;
 	unlink(path);
-	return fd;
+	return above_stdio(fd);
 }
 
 /* A pipe for the command's stdin: large, and non-blocking for retry. */

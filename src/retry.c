@@ -170,6 +170,14 @@ release_output(struct run *r, bool final)
 	err(EXIT_RETRY, "standard output");
 }
 
+/* retry was asked to stop by sig after attempt k: it dies by sig. */
+static void __attribute__((__noreturn__))
+stopped(struct run *r, long long k, int sig)
+{
+	log_stopped(&r->log, k, sig);
+	proc_die(sig);
+}
+
 static void __attribute__((__noreturn__))
 finish(struct run *r, long long k, const struct outcome *o,
     const char *reason)
@@ -209,14 +217,14 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 		return "the next sleep would pass --max-time";
 	if ((sig = proc_clear_leftovers(&r->proc, r->cfg)) != 0)
-		proc_die(sig);
+		stopped(r, k, sig);
 	release_output(r, false);
 	log_retrying(&r->log, k, o, sleep, &r->cfg->sched);
 	sig = proc_sleep(&r->proc, nsec_add(now, sleep),
 	    r->log.countdown ? log_countdown : NULL, &r->log);
 	log_sleep_done(&r->log);
 	if (sig != 0)
-		proc_die(sig);
+		stopped(r, k, sig);
 	return NULL;
 }
 
@@ -233,7 +241,7 @@ retry_loop(struct run *r)
 		run_attempt(r, k, k > 1 ? &prev : NULL, &o);
 		if (o.stop_signal != 0) {
 			release_output(r, true);
-			proc_die(o.stop_signal);
+			stopped(r, k, o.stop_signal);
 		}
 		switch (decide(cfg, &o)) {
 		case SUCCEED:
@@ -309,7 +317,8 @@ dry_run(const struct config *cfg)
 	}
 	format_seconds(w, sizeof(w), worst);
 	printf("# worst-case total sleep for the rows above: %ss\n", w);
-	if (cfg->attempts == 0)
+	/* Not when --max-time cut the table before the 20th row. */
+	if (cfg->attempts == 0 && k > rows)
 		printf("# attempts are unlimited: the first %d are shown\n",
 		    DRYRUN_UNLIMITED_ROWS);
 	if (fflush(stdout) == EOF || ferror(stdout))

@@ -213,6 +213,7 @@ void		 log_countdown(nsec_t, void *);
 void		 log_sleep_done(struct log *);
 void		 log_finish(struct log *, long long, const struct outcome *,
 		    const char *);
+void		 log_stopped(struct log *, long long, int);
 int		 format_seconds(char *, size_t, nsec_t);
 int		 format_outcome(char *, size_t, const struct outcome *);
 

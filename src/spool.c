@@ -128,6 +128,9 @@ pull_stdin(struct spool *sp)
 	n = proc_take_stream(STDIN_FILENO, sp->file, sp->len, PULL_SIZE);
 	if (n > 0)
 		sp->len += n;
+	else if (n == -1 && (errno == ENOSPC || errno == EFBIG ||
+	    errno == EDQUOT))	/* the spool is full: never cut the input */
+		err(EXIT_RETRY, "--replay-stdin: temporary file");
 	else if (n == 0 || (errno != EAGAIN && errno != EINTR))
 		sp->eof = true;	/* a read error ends the input too */
 }
