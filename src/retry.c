@@ -47,7 +47,7 @@ static const char help_text[] =
 "  -s, --signal=SIG        signal sent when an attempt times out   [TERM]\n"
 "  -k, --kill-after=DURATION  then SIGKILL after this long, or inf [10s]\n"
 "  -m, --max-time=DURATION limit for the whole run, 0 for none     [none]\n"
-"      --foreground        leave the command in the caller's process group\n"
+"      --foreground        always stay in the caller's process group\n"
 "\n"
 "Pipelines:\n"
 "  -I, --replay-stdin      give every attempt the same standard input\n"
@@ -316,7 +316,9 @@ dry_run(const struct config *cfg)
 		print_row(k, w, lo, hi, draw, elapsed);
 	}
 	format_seconds(w, sizeof(w), worst);
-	printf("# worst-case total sleep for the rows above: %ss\n", w);
+	/* A saturated sum prints as "inf", which takes no unit. */
+	printf("# worst-case total sleep for the rows above: %s%s\n", w,
+	    worst == NSEC_INF ? "" : "s");
 	/* Not when --max-time cut the table before the 20th row. */
 	if (cfg->attempts == 0 && k > rows)
 		printf("# attempts are unlimited: the first %d are shown\n",
