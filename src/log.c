@@ -7,6 +7,8 @@
  * line and per event, for a CI system to parse.  Errors do not pass
  * through here: they always go to stderr with err(3).
  */
+#include <sys/ioctl.h>
+
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -118,14 +120,64 @@ log_open(struct log *lg, const struct config *cfg)
 	    isatty(lg->fd);
 }
 
-/* JSON: a string with every control character and bad UTF-8 escaped. */
+/*
+ * The length of the well-formed UTF-8 sequence at p, or 0: no overlong
+ * form, no surrogate, nothing above U+10FFFF (RFC 3629), which a strict
+ * JSON parser would reject.
+ */
+static size_t
+utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t need, i;
+
+	if (*p >= 0xc2 && *p <= 0xdf)
+		need = 2;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		need = 3;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		need = 4;
+	else
+		return 0;
+	if (*p == 0xe0)
+		lo = 0xa0;
+	else if (*p == 0xed)
+		hi = 0x9f;
+	else if (*p == 0xf0)
+		lo = 0x90;
+	else if (*p == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < need; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return need;
+}
+
+/* Appends n bytes at *at, when they fit with the final NUL. */
+static void
+json_append(char *buf, size_t len, size_t *at, const void *s, size_t n)
+{
+	if (*at + n < len) {
+		memcpy(buf + *at, s, n);
+		*at += n;
+		buf[*at] = '\0';
+	}
+}
+
+/*
+ * JSON: a string with every control character escaped and each byte of
+ * bad UTF-8 replaced by U+FFFD.  The end of buf is tracked, not searched:
+ * a long command line stays linear.
+ */
 static void
 json_string(char *buf, size_t len, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n, need;
+	size_t at = strlen(buf), n;
 
-	strlcat(buf, "\"", len);
+	json_append(buf, len, &at, "\"", 1);
 	for (; *p != '\0'; p += n) {
 		char esc[8] = "";
 
@@ -134,28 +186,16 @@ json_string(char *buf, size_t len, const char *s)
 			snprintf(esc, sizeof(esc), "\\%c", *p);
 		else if (*p < 0x20 || *p == 0x7f)
 			snprintf(esc, sizeof(esc), "\\u%04x", *p);
-		else if (*p >= 0x80) {
-			need = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 ? 3 :
-			    *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
-			for (n = 1; n < need && (p[n] & 0xc0) == 0x80; n++)
-				continue;
-			if (need == 0 || n < need) {
-				snprintf(esc, sizeof(esc), "\\ufffd");
-				n = n > 0 ? n : 1;
-			}
+		else if (*p >= 0x80 && (n = utf8_len(p)) == 0) {
+			snprintf(esc, sizeof(esc), "\\ufffd");
+			n = 1;
 		}
 		if (*esc != '\0')
-			strlcat(buf, esc, len);
-		else {
-			size_t at = strlen(buf);
-
-			if (at + n < len) {
-				memcpy(buf + at, p, n);
-				buf[at + n] = '\0';
-			}
-		}
+			json_append(buf, len, &at, esc, strlen(esc));
+		else
+			json_append(buf, len, &at, p, n);
 	}
-	strlcat(buf, "\"", len);
+	json_append(buf, len, &at, "\"", 1);
 }
 
 /* Starts a JSON event line with its name and the time since the start. */
@@ -341,25 +381,32 @@ void
 log_countdown(nsec_t left, void *arg)
 {
 	struct log *lg = arg;
+	struct winsize ws;
 	char line[320];
+	size_t len;
 	int n;
 
 	/* Round up, so that the line never shows 0.0s while waiting. */
 	left = (left + 99999999) / 100000000;
 	n = snprintf(line, sizeof(line), "\r\033[K%s, next in %lld.%llds",
 	    lg->status, (long long)(left / 10), (long long)(left % 10));
-	write_all(lg->fd, line, (size_t)n < sizeof(line) ? (size_t)n :
-	    sizeof(line) - 1);
+	len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+	/* A line that wraps cannot be redrawn in place: cut it to fit. */
+	if (ioctl(lg->fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 &&
+	    len > 4 + (size_t)ws.ws_col - 1)
+		len = 4 + (size_t)ws.ws_col - 1;
+	write_all(lg->fd, line, len);
 	lg->line_open = true;
 }
 
 void
 log_sleep_done(struct log *lg)
 {
-	if (!lg->line_open)
-		return;
-	write_all(lg->fd, "\r\033[K", 4);
-	write_all(lg->fd, lg->plain, strlen(lg->plain));
+	if (lg->line_open)
+		write_all(lg->fd, "\r\033[K", 4);
+	/* Also after a sleep too short for a single redraw. */
+	if (lg->countdown)
+		write_all(lg->fd, lg->plain, strlen(lg->plain));
 	lg->line_open = false;
 }
 

@@ -16,7 +16,8 @@
 
 #include "retry.h"
 
-#define MAX_FRACTION_DIGITS 18
+#define MAX_FRACTION_DIGITS 24	/* 10^24 * 86400e9 still fits in 128 bits */
+#define VALUE_SHOWN	100	/* bytes of a bad value quoted in an error */
 
 __extension__ typedef unsigned __int128 u128;
 
@@ -54,27 +55,24 @@ unit_lookup(const char **sp)
 }
 
 /*
- * Rounds 0.<digits> * unit to the nearest nanosecond with integer
- * arithmetic only; digits past the 18th only break ties.
+ * Rounds 0.<digits> * unit to the nearest nanosecond, halfway up, with
+ * integer arithmetic only.  Digits past the 24th are dropped: with a unit
+ * below 10^14 ns they weigh less than 10^-10 ns.
  */
 static nsec_t
 fraction_ns(const char *digits, size_t n, nsec_t unit)
 {
 	u128 num = 0, den = 1, q, r;
 	size_t i, used = n < MAX_FRACTION_DIGITS ? n : MAX_FRACTION_DIGITS;
-	bool sticky = false;
 
 	for (i = 0; i < used; i++) {
 		num = num * 10 + (unsigned)(digits[i] - '0');
 		den *= 10;
 	}
-	for (; i < n; i++)
-		if (digits[i] != '0')
-			sticky = true;
 	num *= (u128)unit;
 	q = num / den;
 	r = num % den;
-	if (r * 2 > den || (r * 2 == den && (sticky || (q & 1) != 0)))
+	if (r * 2 >= den)	/* halfway goes up */
 		q++;
 	return (nsec_t)q;
 }
@@ -163,8 +161,9 @@ parse_attempts(const char *s, long long *out)
 		*out = 0;
 		return NULL;
 	}
+	/* strtonum() would take a sign or leading blanks. */
 	n = strtonum(s, 1, LLONG_MAX, &errstr);
-	if (errstr != NULL)
+	if (errstr != NULL || !isdigit((unsigned char)*s))
 		return "expected a whole number of at least 1, or inf";
 	*out = n;
 	return NULL;
@@ -297,7 +296,7 @@ parse_seed(const char *s, uint64_t *out)
 	long long n;
 
 	n = strtonum(s, 0, LLONG_MAX, &errstr);
-	if (errstr != NULL)
+	if (errstr != NULL || !isdigit((unsigned char)*s))
 		return "expected a whole number from 0 to 9223372036854775807";
 	*out = (uint64_t)n;
 	return NULL;
@@ -540,7 +539,6 @@ parse_value(int opt, const char *arg, struct config *cfg)
 	case 'f':
 		return parse_factor(arg, &s->factor);
 	case 'c':
-		cfg->cap_given = true;
 		return parse_duration(arg, &s->cap, false);
 	case 'j':
 		return parse_jitter(arg, &s->jitter);
@@ -600,36 +598,50 @@ parse_flag(int opt, struct config *cfg)
 	}
 }
 
-/* What getopt rejected: an unknown option or a missing value. */
+/*
+ * What getopt rejected: an unknown option or a missing value.  word is
+ * the argument getopt was working on: argv[optind - 1] would be the one
+ * before it when the bad letter starts a cluster such as -Zq.
+ */
 static void
-describe_bad_option(int opt, char **argv, char *err, size_t len)
+describe_bad_option(int opt, const char *word, char *err, size_t len)
 {
-	const char *word = argv[optind - 1];
+	bool is_long = strncmp(word, "--", 2) == 0;
 
 	if (opt == ':') {
-		if (strncmp(word, "--", 2) == 0)
+		if (is_long)
 			snprintf(err, len, "option '%s' needs a value", word);
 		else
 			snprintf(err, len, "option '-%c' needs a value",
 			    optopt);
-	} else if (optopt != 0 && strncmp(word, "--", 2) != 0)
+	} else if (is_long && optopt != 0)	/* known, but --flag=value */
+		snprintf(err, len, "option '--%s' takes no value",
+		    long_name(optopt));
+	else if (!is_long)
 		snprintf(err, len, "unknown option '-%c'", optopt);
 	else
 		snprintf(err, len, "unknown option '%s'", word);
 }
 
-static const char *
-check_config(struct config *cfg)
+/* What no single option can check; false with err filled in. */
+static bool
+check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
+    char *err, size_t len)
 {
 	struct schedule *s = &cfg->sched;
 
-	if (cfg->cap_given && s->cap < s->base)
-		return "--cap must not be below --base";
+	if (cap_arg != NULL && s->cap < s->base) {
+		snprintf(err, len, "invalid --cap '%.*s': below --base '%.*s'",
+		    VALUE_SHOWN, cap_arg, VALUE_SHOWN, base_arg);
+		return false;
+	}
 	if (s->cap < s->base)
 		s->cap = s->base;
-	if (!cfg->dry_run && cfg->argv == NULL)
-		return "no command given";
-	return NULL;
+	if (!cfg->dry_run && cfg->argv == NULL) {
+		snprintf(err, len, "no command given");
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -640,34 +652,37 @@ enum parse_result
 parse_options(int argc, char **argv, struct config *cfg, char *err,
     size_t len)
 {
-	const char *why;
-	int opt;
+	const char *why, *cap_arg = NULL, *base_arg = "1s";
+	int opt, at;
 
 	config_defaults(cfg);
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, shortopts, longopts,
-	    NULL)) != -1) {
+	while ((at = optind > 0 ? optind : 1, opt = getopt_long(argc, argv,
+	    shortopts, longopts, NULL)) != -1) {
 		if (opt == 'h')
 			return PARSE_HELP;
 		if (opt == 'V')
 			return PARSE_VERSION;
 		if (opt == '?' || opt == ':') {
-			describe_bad_option(opt, argv, err, len);
+			describe_bad_option(opt, argv[at], err, len);
 			return PARSE_ERROR;
 		}
 		if (parse_flag(opt, cfg))
 			continue;
+		if (opt == 'c')
+			cap_arg = optarg;
+		else if (opt == 'b')
+			base_arg = optarg;
 		if ((why = parse_value(opt, optarg, cfg)) != NULL) {
-			snprintf(err, len, "invalid --%s '%s': %s",
-			    long_name(opt), optarg, why);
+			/* A huge value must not push the reason out. */
+			snprintf(err, len, "invalid --%s '%.*s%s': %s",
+			    long_name(opt), VALUE_SHOWN, optarg,
+			    strlen(optarg) > VALUE_SHOWN ? "..." : "", why);
 			return PARSE_ERROR;
 		}
 	}
 	cfg->argv = optind < argc ? argv + optind : NULL;
-	if ((why = check_config(cfg)) != NULL) {
-		snprintf(err, len, "%s", why);
-		return PARSE_ERROR;
-	}
-	return PARSE_OK;
+	return check_config(cfg, cap_arg, base_arg, err, len) ? PARSE_OK :
+	    PARSE_ERROR;
 }

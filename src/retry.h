@@ -82,7 +82,6 @@ enum log_format {
 struct config {
 	long long	attempts;	/* 0: unlimited */
 	struct schedule	sched;
-	bool		cap_given;
 	bool		seeded;
 	uint64_t	seed;
 	struct outcome_set retry_on, stop_on, success_on;

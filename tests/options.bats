@@ -1,0 +1,366 @@
+#!/usr/bin/env bats
+# Issue 2: the command line.  Every option of the core tool, its forms and
+# its bad values: exit 125 and one exact line that names the option and
+# the value.  Durations have their own suite, duration.bats.
+
+load helpers/common
+load helpers/core
+
+setup() {
+	common_setup
+}
+
+@test "--help and -h print the usage to stdout and exit 0" {
+	run -0 --separate-stderr "$RETRY" --help
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "usage: retry [options] [--] command [argument ...]" ]
+	[ "${lines[1]}" = \
+	    "       retry --dry-run [options] [[--] command ...]" ]
+	local help=$output opt
+	# shellcheck disable=SC2258 # "-n," is what --help shows
+	for opt in -n, --attempts= -b, --base= -f, --factor= -c, --cap= \
+	    -j, --jitter= --splay= --seed= -r, --retry-on= -x, --stop-on= \
+	    --success-on= --dry-run -q, --quiet -v, --verbose -h, --help \
+	    -V, --version; do
+		[[ $help == *" $opt"* ]] || { echo "no $opt in --help"; false; }
+	done
+	run -0 --separate-stderr "$RETRY" -h
+	[ -z "$stderr" ]
+	[ "$output" = "$help" ]
+}
+
+@test "--help shows the defaults of the contract" {
+	run -0 --separate-stderr "$RETRY" --help
+	[ -z "$stderr" ]
+	[[ $output =~ --attempts=N[^$'\n']*\[5\] ]]
+	[[ $output =~ --base=DURATION[^$'\n']*\[1s\] ]]
+	[[ $output =~ --factor=X[^$'\n']*\[2\] ]]
+	[[ $output =~ --cap=DURATION[^$'\n']*\[60s,\ or\ --base\ if\ larger\] ]]
+	[[ $output =~ --splay=DURATION[^$'\n']*\[0\] ]]
+	[[ $output == *"none, full, equal, decorrelated, A..B or +DURATION"* ]]
+}
+
+@test "--help wins over the options after it and runs nothing" {
+	run -0 --separate-stderr "$RETRY" --help -n 3 touch "$WORK/ran"
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "usage: retry [options] [--] command [argument ...]" ]
+	[ ! -e "$WORK/ran" ]
+}
+
+@test "--version and -V print the version to stdout and exit 0" {
+	run -0 --separate-stderr "$RETRY" --version
+	[ -z "$stderr" ]
+	[[ $output =~ ^retry\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+	local version=$output
+	run -0 --separate-stderr "$RETRY" -V
+	[ -z "$stderr" ]
+	[ "$output" = "$version" ]
+}
+
+@test "no command is a usage error" {
+	run -125 --separate-stderr "$RETRY"
+	usage_error "no command given"
+	run -125 --separate-stderr "$RETRY" -n 3 --
+	usage_error "no command given"
+}
+
+@test "an unknown option is a usage error" {
+	run -125 --separate-stderr "$RETRY" --bogus true
+	usage_error "unknown option '--bogus'"
+	run -125 --separate-stderr "$RETRY" --bogus=1 true
+	usage_error "unknown option '--bogus=1'"
+	run -125 --separate-stderr "$RETRY" -Z true
+	usage_error "unknown option '-Z'"
+	run -125 --separate-stderr "$RETRY" -qZ true
+	usage_error "unknown option '-Z'"
+}
+
+@test "an unknown letter at the start of a cluster is named, not the option before" {
+	run -125 --separate-stderr "$RETRY" --dry-run -Zq
+	usage_error "unknown option '-Z'"
+	run -125 --separate-stderr "$RETRY" --seed=1 -Zq true
+	usage_error "unknown option '-Z'"
+}
+
+@test "a value given to an option that takes none is a usage error" {
+	run -125 --separate-stderr "$RETRY" --dry-run=yes
+	usage_error "option '--dry-run' takes no value"
+	run -125 --separate-stderr "$RETRY" --quiet=1 true
+	usage_error "option '--quiet' takes no value"
+	run -125 --separate-stderr "$RETRY" --help=all
+	usage_error "option '--help' takes no value"
+}
+
+@test "an option without its value is a usage error" {
+	local opt
+	for opt in n b f c j r x; do
+		quick "-$opt"
+		usage_error "option '-$opt' needs a value"
+	done
+	for opt in attempts base factor cap jitter splay seed retry-on \
+	    stop-on success-on; do
+		quick "--$opt"
+		usage_error "option '--$opt' needs a value"
+	done
+	run -125 --separate-stderr "$RETRY" --dry-run -qn
+	usage_error "option '-n' needs a value"
+}
+
+@test "an option takes the next word as its value, even one like an option" {
+	run -125 --separate-stderr "$RETRY" -n --dry-run
+	usage_error "invalid --attempts '--dry-run': expected a whole number of at least 1, or inf"
+}
+
+@test "the first bad option is the one reported" {
+	run -125 --separate-stderr "$RETRY" -n 0 -b x -f 0 true
+	usage_error "invalid --attempts '0': expected a whole number of at least 1, or inf"
+}
+
+@test "--attempts: short, long, attached and separate forms" {
+	local form
+	for form in "-n3" "-n 3" "--attempts=3" "--attempts 3"; do
+		# shellcheck disable=SC2086
+		quick --dry-run -b 0 $form
+		quiet_success
+		[ "$(table_rows | wc -l)" -eq 3 ]
+	done
+}
+
+@test "--attempts: bad values" {
+	local v why="expected a whole number of at least 1, or inf"
+	for v in 0 -1 -0 +3 x 1.5 1e3 '' ' 3' '3 ' 3x 0x10 INF infinity +inf nan \
+	    9223372036854775808; do
+		bad_value attempts "$v" "$why"
+	done
+	run -125 --separate-stderr "$RETRY" -n0 true
+	usage_error "invalid --attempts '0': $why"
+}
+
+@test "--attempts: 1 runs the command once, inf is unlimited" {
+	run -1 --separate-stderr "$RETRY" -n 1 -b 0 \
+	    sh -c 'echo x >>"$WORK/count"; exit 1'
+	giving_up "$stderr" 1 "exit 1" "no attempts left"
+	[ "$(wc -l <"$WORK/count")" -eq 1 ]
+	rm "$WORK/count"
+	run -0 --separate-stderr "$RETRY" -q -n inf -b 0 \
+	    sh -c 'echo x >>"$WORK/count"; [ "$RETRY_ATTEMPT" -ge 30 ]'
+	[ -z "$stderr" ]
+	[ "$(wc -l <"$WORK/count")" -eq 30 ]
+}
+
+@test "--attempts accepts leading zeros and the largest whole number" {
+	run -0 --separate-stderr "$RETRY" --dry-run -b 0 -n 003
+	[ -z "$stderr" ]
+	[ "$(table_rows | wc -l)" -eq 3 ]
+	run -0 --separate-stderr "$RETRY" -n 9223372036854775807 sh -c \
+	    'echo "$RETRY_MAX_ATTEMPTS"'
+	[ -z "$stderr" ]
+	[ "$output" = 9223372036854775807 ]
+}
+
+@test "--factor: bad values" {
+	bad_value factor 0.5 "the factor must be at least 1"
+	bad_value factor 0 "the factor must be at least 1"
+	bad_value factor 0.999999 "the factor must be at least 1"
+	bad_value factor 1e-1 "the factor must be at least 1"
+	bad_value factor 1e400 "number out of range"
+	local v
+	for v in -2 '' x inf nan 0x2 +2 .5 2x ' 2' 2,5 1e 1e+; do
+		case $v in
+		1e | 1e+) bad_value factor "$v" "expected digits in the exponent" ;;
+		*) bad_value factor "$v" "expected a decimal number" ;;
+		esac
+	done
+	bad_value factor 2. "expected digits after the decimal point"
+}
+
+@test "--factor: decimals and exponents" {
+	local f w
+	for f in 1 1.5 3 1e0 15e-1 0.15e1 1.5E+0 2.50; do
+		quick --dry-run -n 4 -j none -b 1s -f "$f"
+		quiet_success
+		w=$(awk -v f="$f" 'BEGIN { printf "%.3f", f * f }')
+		[ "$(cell 4 2)" = "$w" ]
+	done
+}
+
+@test "--cap: below --base is an error, equal is fine" {
+	run -125 --separate-stderr "$RETRY" --dry-run -b 2s -c 1s
+	usage_error "invalid --cap '1s': below --base '2s'"
+	run -125 --separate-stderr "$RETRY" --dry-run -c 1ms -b 1001us
+	usage_error "invalid --cap '1ms': below --base '1001us'"
+	run -125 --separate-stderr "$RETRY" --dry-run -c 500ms
+	usage_error "invalid --cap '500ms': below --base '1s'"
+	run -0 --separate-stderr "$RETRY" --dry-run -n 3 -j none -b 2s -c 2s
+	[ -z "$stderr" ]
+	[ "$(table_col 2 | tr '\n' ' ')" = "- 2.000 2.000 " ]
+}
+
+@test "--cap: the default of 60s is raised to a larger --base" {
+	run -0 --separate-stderr "$RETRY" --dry-run -n 3 -j none -b 90s
+	[ -z "$stderr" ]
+	[ "$(table_col 2 | tr '\n' ' ')" = "- 90.000 90.000 " ]
+	run -0 --separate-stderr "$RETRY" --dry-run -n 9 -j none -b 1s
+	[ -z "$stderr" ]
+	[ "$(table_col 2 | tr '\n' ' ')" = \
+	    "- 1.000 2.000 4.000 8.000 16.000 32.000 60.000 60.000 " ]
+}
+
+@test "--cap: the order of --cap and --base does not matter" {
+	run -125 --separate-stderr "$RETRY" --dry-run -c 1s -b 2s
+	usage_error "invalid --cap '1s': below --base '2s'"
+	run -0 --separate-stderr "$RETRY" --dry-run -n 3 -j none -c 5s -b 3s
+	[ -z "$stderr" ]
+	[ "$(table_col 2 | tr '\n' ' ')" = "- 3.000 5.000 " ]
+}
+
+@test "--cap and --splay: bad durations" {
+	bad_value cap -1s "negative duration"
+	bad_value cap '' "empty duration"
+	bad_value cap 1x "unknown unit (use ns, us, ms, s, m, h or d)"
+	bad_value splay -1 "negative duration"
+	bad_value splay inf "expected a number"
+	bad_value splay 1m30 "a number inside a compound needs a unit"
+	bad_value splay 36526d "too large (the limit is 100 years)"
+}
+
+@test "--jitter: every mode is accepted" {
+	local j
+	for j in none full equal decorrelated 0.5..1.5 1..2 0..0 1e0..2e0 \
+	    +1s +0 +500ms +1m30s; do
+		quick --dry-run -n 2 -j "$j"
+		quiet_success
+		[ "$(table_rows | wc -l)" -eq 2 ]
+	done
+}
+
+@test "--jitter: bad values" {
+	local why="expected none, full, equal, decorrelated, A..B or +DURATION"
+	local v
+	for v in '' foo FULL None 'full ' 1 1.5 '-1' 'decorrelated,full'; do
+		bad_value jitter "$v" "$why"
+	done
+	bad_value jitter 2..1 "in A..B, A must not exceed B"
+	bad_value jitter 1.5..0.5 "in A..B, A must not exceed B"
+	bad_value jitter ..1 "expected a decimal number"
+	bad_value jitter 1.. "expected a decimal number"
+	bad_value jitter -1..2 "expected a decimal number"
+	bad_value jitter 0..-1 "expected a decimal number"
+	bad_value jitter 0..inf "expected a decimal number"
+	bad_value jitter nan..1 "expected a decimal number"
+	bad_value jitter 0x1..2 "expected a decimal number"
+	bad_value jitter 1..2..3 "expected digits after the decimal point"
+	bad_value jitter 0..1e400 "number out of range"
+	bad_value jitter + "empty duration"
+	bad_value jitter +x "expected a number"
+	bad_value jitter +-1s "negative duration"
+	bad_value jitter +inf "expected a number"
+	bad_value jitter +1m30 "a number inside a compound needs a unit"
+	bad_value jitter +36526d "too large (the limit is 100 years)"
+}
+
+@test "--seed: bad values" {
+	local v why="expected a whole number from 0 to 9223372036854775807"
+	for v in -1 -0 +1 ' 1' x '' 1.5 1e3 0x10 9223372036854775808 \
+	    99999999999999999999; do
+		bad_value seed "$v" "$why"
+	done
+}
+
+@test "--seed: 0 and the largest value are accepted" {
+	run -0 --separate-stderr "$RETRY" --dry-run --seed 0
+	[ -z "$stderr" ]
+	run -0 --separate-stderr "$RETRY" --dry-run --seed 9223372036854775807
+	[ -z "$stderr" ]
+}
+
+@test "--retry-on, --stop-on, --success-on: good lists" {
+	local opt list
+	for list in 0 255 1-125 0-255 75,1-3,200 TERM SIGKILL term sigSegv \
+	    usr1 rtmin rtmin+1 rtmax-1 timeout 1,SEGV,timeout 007 3-3; do
+		quick --dry-run -n 1 "--retry-on=$list"
+		quiet_success
+	done
+	for opt in stop-on success-on; do
+		for list in 1-125,SIGTERM,timeout 0; do
+			quick --dry-run -n 1 "--$opt=$list"
+			quiet_success
+		done
+	done
+}
+
+@test "--retry-on, --stop-on, --success-on: bad lists" {
+	local opt
+	local item="unknown item (expected exit codes 0-255, ranges such as 1-125, signal names or timeout)"
+	local range="a range is two exit codes from 0 to 255, such as 1-125"
+	for opt in retry-on stop-on success-on; do
+		bad_value "$opt" 256 "exit codes go from 0 to 255"
+		bad_value "$opt" '' "empty list"
+		bad_value "$opt" foo "$item"
+	done
+	opt=retry-on
+	bad_value "$opt" 1,300 "exit codes go from 0 to 255"
+	bad_value "$opt" -1 "$item"
+	bad_value "$opt" 5-3 "a range must not go downwards"
+	bad_value "$opt" 1- "$range"
+	bad_value "$opt" 1-256 "$range"
+	bad_value "$opt" 1-x "$range"
+	bad_value "$opt" 1-2-3 "$range"
+	bad_value "$opt" 1, "empty item in list"
+	bad_value "$opt" ,1 "empty item in list"
+	bad_value "$opt" 1,,2 "empty item in list"
+	bad_value "$opt" SIGFOO "$item"
+	bad_value "$opt" 'TERM ' "$item"
+	bad_value "$opt" Timeout "$item"
+	bad_value "$opt" 1x "exit codes go from 0 to 255"
+}
+
+@test "every option with a value takes it attached or as the next word" {
+	local opt
+	for opt in attempts base factor cap jitter splay seed retry-on \
+	    stop-on success-on; do
+		quick --dry-run "--$opt" nonsense
+		[ "$status" -eq 125 ]
+		[[ $stderr == "retry: invalid --$opt 'nonsense': "*"$HINT" ]]
+		quick --dry-run "--$opt=nonsense"
+		[ "$status" -eq 125 ]
+		[[ $stderr == "retry: invalid --$opt 'nonsense': "*"$HINT" ]]
+	done
+	for opt in n b f c j r x; do
+		quick --dry-run "-$opt" nonsense
+		[ "$status" -eq 125 ]
+		[[ $stderr == "retry: invalid --"*" 'nonsense': "*"$HINT" ]]
+		quick --dry-run "-${opt}nonsense"
+		[ "$status" -eq 125 ]
+		[[ $stderr == "retry: invalid --"*" 'nonsense': "*"$HINT" ]]
+	done
+}
+
+@test "option parsing stops at the first non-option" {
+	run -0 --separate-stderr "$RETRY" -n 1 printf '%s|' -q --help -n 0
+	[ -z "$stderr" ]
+	[ "$output" = "-q|--help|-n|0|" ]
+}
+
+@test "-- ends the options, so a command may start with a dash" {
+	run -0 --separate-stderr "$RETRY" -n 1 -- printf '%s|' -- -x
+	[ -z "$stderr" ]
+	[ "$output" = "--|-x|" ]
+	run -127 --separate-stderr "$RETRY" -n 1 -- --bogus
+	[ "$stderr" = "retry: cannot run --bogus: No such file or directory
+retry: giving up after 1 attempt in ${stderr##* in }" ]
+	giving_up "${stderr_lines[1]}" 1 "exit 127" "not retried"
+}
+
+@test "the command is found on PATH and run without a shell" {
+	mkdir "$WORK/bin"
+	printf '#!/bin/sh\necho "mine: $*"\n' >"$WORK/bin/mycmd"
+	chmod +x "$WORK/bin/mycmd"
+	PATH=$WORK/bin:$PATH run -0 --separate-stderr "$RETRY" -n 1 mycmd 'a b' '$HOME'
+	[ -z "$stderr" ]
+	[ "$output" = 'mine: a b $HOME' ]
+	run -127 --separate-stderr "$RETRY" -n 1 'echo hi'
+	[ "${stderr_lines[0]}" = "retry: cannot run echo hi: No such file or directory" ]
+	giving_up "${stderr_lines[1]}" 1 "exit 127" "not retried"
+	[ "${#stderr_lines[@]}" -eq 2 ]
+}
