@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# Issue 2: what retry says.  Only stderr, each line starting "retry: ":
+# one line per failed attempt that will be retried (the attempt, the
+# outcome, the sleep), one line on giving up.  -q silences these but not
+# the errors; -v adds a line as each attempt starts and as it ends.
+
+load helpers/common
+load helpers/core
+
+setup() {
+	common_setup
+}
+
+@test "one line per failed attempt that will be retried, one on giving up" {
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 -j none false
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/3 failed (exit 1), next in 0.000s" ]
+	[ "${stderr_lines[1]}" = \
+	    "retry: attempt 2/3 failed (exit 1), next in 0.000s" ]
+	giving_up "${stderr_lines[2]}" 3 "exit 1" "no attempts left"
+}
+
+@test "the line names the sleep, in seconds rounded to the millisecond" {
+	run -1 --separate-stderr "$RETRY" -n 4 -b 1ms -f 2.5 -j none false
+	[ "${#stderr_lines[@]}" -eq 4 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/4 failed (exit 1), next in 0.001s" ]
+	[ "${stderr_lines[1]}" = \
+	    "retry: attempt 2/4 failed (exit 1), next in 0.003s" ]
+	[ "${stderr_lines[2]}" = \
+	    "retry: attempt 3/4 failed (exit 1), next in 0.006s" ]
+	giving_up "${stderr_lines[3]}" 4 "exit 1" "no attempts left"
+}
+
+@test "unlimited attempts show as N/inf" {
+	run -0 --separate-stderr "$RETRY" -n inf -b 0 \
+	    sh -c '[ "$RETRY_ATTEMPT" -ge 3 ]'
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/inf failed (exit 1), next in 0.000s" ]
+	[ "${stderr_lines[1]}" = \
+	    "retry: attempt 2/inf failed (exit 1), next in 0.000s" ]
+}
+
+@test "a run that ends on a non-retried failure gives up at once" {
+	run -2 --separate-stderr "$RETRY" -n 5 -b 0 -r 1 sh -c 'exit 2'
+	giving_up "$stderr" 1 "exit 2" "not retried"
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
+@test "there is no sleep after the last attempt" {
+	# A day-long window: the test would time out if retry slept.
+	run -1 --separate-stderr "$RETRY" -n 1 -b 1d -j none false
+	giving_up "$stderr" 1 "exit 1" "no attempts left"
+	run -0 --separate-stderr "$RETRY" -n 3 -b 1d -j none true
+	[ -z "$stderr" ]
+}
+
+@test "success is silent" {
+	run -0 --separate-stderr "$RETRY" -n 3 -b 0 true
+	[ -z "$stderr" ]
+	[ -z "$output" ]
+}
+
+@test "stdout belongs to the command" {
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
+	    sh -c 'echo "out $RETRY_ATTEMPT"; echo "err $RETRY_ATTEMPT" >&2; exit 1'
+	[ "$output" = "out 1
+out 2" ]
+	[ "${stderr_lines[0]}" = "err 1" ]
+	[ "${stderr_lines[1]}" = \
+	    "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
+	[ "${stderr_lines[2]}" = "err 2" ]
+	giving_up "${stderr_lines[3]}" 2 "exit 1" "no attempts left"
+	[ "${#stderr_lines[@]}" -eq 4 ]
+}
+
+@test "-q silences the progress and the giving-up lines" {
+	local q
+	for q in -q --quiet; do
+		run -1 --separate-stderr "$RETRY" "$q" -n 3 -b 0 false
+		[ -z "$stderr" ]
+		run -9 --separate-stderr "$RETRY" "$q" -n 3 -b 0 -r 1 \
+		    sh -c 'exit 9'
+		[ -z "$stderr" ]
+	done
+}
+
+@test "-q does not silence errors" {
+	run -127 --separate-stderr "$RETRY" -q -n 3 -b 0 retry-no-such-command
+	[ "$stderr" = \
+	    "retry: cannot run retry-no-such-command: No such file or directory" ]
+	run -125 --separate-stderr "$RETRY" -q -n 0 true
+	usage_error "invalid --attempts '0': expected a whole number of at least 1, or inf"
+}
+
+@test "-v adds a line as each attempt starts and ends" {
+	local v
+	for v in -v --verbose; do
+		run -1 --separate-stderr "$RETRY" "$v" -n 2 -b 0 -j none false
+		[ "${#stderr_lines[@]}" -eq 6 ]
+		[ "${stderr_lines[0]}" = "retry: attempt 1/2 starting" ]
+		[[ ${stderr_lines[1]} =~ ^retry:\ attempt\ 1/2\ ended\ after\ [0-9]+\.[0-9]{3}s:\ exit\ 1$ ]]
+		[ "${stderr_lines[2]}" = \
+		    "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
+		[ "${stderr_lines[3]}" = "retry: attempt 2/2 starting" ]
+		[[ ${stderr_lines[4]} =~ ^retry:\ attempt\ 2/2\ ended\ after\ [0-9]+\.[0-9]{3}s:\ exit\ 1$ ]]
+		giving_up "${stderr_lines[5]}" 2 "exit 1" "no attempts left"
+	done
+}
+
+@test "-v reports success too" {
+	run -0 --separate-stderr "$RETRY" -v -n 3 -b 0 true
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "${stderr_lines[0]}" = "retry: attempt 1/3 starting" ]
+	[[ ${stderr_lines[1]} =~ ^retry:\ attempt\ 1/3\ ended\ after\ [0-9]+\.[0-9]{3}s:\ exit\ 0$ ]]
+	[[ ${stderr_lines[2]} =~ ^retry:\ succeeded\ on\ attempt\ 1\ after\ [0-9]+\.[0-9]{3}s$ ]]
+}
+
+@test "-v names a signal death by its name" {
+	run -139 --separate-stderr "$RETRY" -v -n 1 -b 0 \
+	    sh -c 'kill -SEGV $$'
+	[ "${stderr_lines[0]}" = "retry: attempt 1/1 starting" ]
+	[[ ${stderr_lines[1]} =~ ^retry:\ attempt\ 1/1\ ended\ after\ [0-9]+\.[0-9]{3}s:\ signal\ SEGV$ ]]
+	giving_up "${stderr_lines[2]}" 1 "signal SEGV" "no attempts left"
+	[ "${#stderr_lines[@]}" -eq 3 ]
+}
+
+@test "every line retry writes starts with 'retry: '" {
+	run -127 --separate-stderr "$RETRY" -v -n 3 -b 0 retry-no-such-command
+	[ "${#stderr_lines[@]}" -eq 4 ]
+	local line
+	for line in "${stderr_lines[@]}"; do
+		[[ $line == "retry: "* ]]
+	done
+	[ "${stderr_lines[1]}" = \
+	    "retry: cannot run retry-no-such-command: No such file or directory" ]
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# Issue 2: a seeded run sleeps exactly what the seeded --dry-run draws.
+# The command appends the time at which each attempt starts to a file;
+# each gap between attempts must be at least the drawn sleep (the rest of
+# the gap is process start-up), and at most the draw plus a generous
+# 500 ms, which a loaded machine cannot miss.  Draws of tens of
+# milliseconds catch a run that sleeps less than it drew; a draw of less
+# than 100 ms from a 1 s window catches one that sleeps more, such as the
+# whole window.
+
+load helpers/common
+load helpers/core
+
+setup() {
+	common_setup
+}
+
+# sleeps_match ARG...: runs retry --seed $SEED ARG... (7 by default) with
+# a command that always fails and records its start times, and checks the
+# gaps against retry --dry-run --seed $SEED ARG....  Also checks the
+# "next in" lines.
+sleeps_match() {
+	local draws=() times=() i gap draw ms start seed=${SEED:-7}
+	run -0 --separate-stderr "$RETRY" --dry-run --seed "$seed" "$@"
+	[ -z "$stderr" ]
+	mapfile -t draws < <(table_col 5)
+	start=$(date +%s%N)
+	run -1 --separate-stderr "$RETRY" --seed "$seed" "$@" \
+	    sh -c 'date +%s%N >>"$WORK/times"; exit 1'
+	mapfile -t times <"$WORK/times"
+	rm "$WORK/times"
+	[ "${#times[@]}" -eq "${#draws[@]}" ]
+	[ "${#stderr_lines[@]}" -eq "${#draws[@]}" ]
+	for ((i = 0; i < ${#draws[@]}; i++)); do
+		draw=$(sec_to_ns "${draws[i]}")
+		if ((i == 0)); then
+			gap=$((times[0] - start))	# the splay
+		else
+			gap=$((times[i] - times[i - 1]))
+			# The message shows the draw rounded to the millisecond.
+			ms=$(((draw + 500000) / 1000000))
+			printf -v ms '%d.%03d' $((ms / 1000)) $((ms % 1000))
+			[ "${stderr_lines[i - 1]}" = \
+			    "retry: attempt $i/${#draws[@]} failed (exit 1), next in ${ms}s" ]
+		fi
+		((gap >= draw)) ||
+		    { echo "gap $i: $gap ns < draw $draw ns"; return 1; }
+		((gap <= draw + 500000000)) ||
+		    { echo "gap $i: $gap ns > draw $draw ns + 500 ms"; return 1; }
+	done
+	giving_up "${stderr_lines[-1]}" "${#draws[@]}" "exit 1" \
+	    "no attempts left"
+}
+
+@test "full jitter: the real sleeps are the seeded draws" {
+	sleeps_match -n 4 -b 40ms -c 200ms -j full
+}
+
+@test "decorrelated jitter and a splay: the real sleeps are the seeded draws" {
+	sleeps_match -n 4 -b 20ms -c 150ms -j decorrelated --splay 60ms
+}
+
+@test "A..B and +D jitter: the real sleeps are the seeded draws" {
+	sleeps_match -n 3 -b 30ms -j 0.5..1.5
+	sleeps_match -n 3 -b 10ms -j +40ms
+}
+
+@test "no jitter: the sleeps grow by the factor" {
+	sleeps_match -n 4 -b 10ms -f 3 -j none
+}
+
+# small_draw ROW ARG...: the first seed from 1 up whose dry-run draw in
+# ROW is below 0.1 s, in $SEED.  With full jitter on a 1 s window that is
+# one seed in ten, so the search ends within a few dozen tries.
+small_draw() {
+	local row=$1
+	shift
+	for ((SEED = 1; SEED <= 1000; SEED++)); do
+		quick --dry-run --seed "$SEED" "$@"
+		quiet_success
+		fcmp "$(cell "$row" 5)" '<' 0.1 && return 0
+	done
+	return 1
+}
+
+@test "a small draw from a large window is slept, not the window" {
+	small_draw 2 -n 2 -b 1s -j full
+	sleeps_match -n 2 -b 1s -j full
+}
+
+@test "a small splay from a large one is slept, not the whole splay" {
+	small_draw 1 -n 1 --splay 1s
+	run -0 --separate-stderr "$RETRY" --dry-run --seed "$SEED" -n 1 \
+	    --splay 1s
+	[ -z "$stderr" ]
+	local draw start first
+	draw=$(sec_to_ns "$(cell 1 5)")
+	start=$(date +%s%N)
+	run -0 --separate-stderr "$RETRY" --seed "$SEED" -n 1 --splay 1s \
+	    date +%s%N
+	[ -z "$stderr" ]
+	first=$output
+	(( first - start >= draw ))
+	(( first - start <= draw + 500000000 ))
+}
