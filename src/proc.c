@@ -44,7 +44,8 @@
 #define LEFTOVER_POLL	(20 * NSEC_PER_MSEC)
 
 static volatile sig_atomic_t got_child;
-static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_signal;	/* the first one */
+static volatile sig_atomic_t signal_count;	/* how many came */
 
 
 struct signame {
@@ -163,6 +164,7 @@ on_signal(int sig)
 {
 	if (got_signal == 0)
 		got_signal = sig;
+	signal_count++;
 }
 
 static void
@@ -173,15 +175,17 @@ handle(struct proc *ps, int sig, void (*fn)(int), bool always)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = fn;
 	sigfillset(&sa.sa_mask);
-	if (sigaction(sig, NULL, &old) == -1)
+	/* Install first and look back: one system call in the usual case. */
+	if (sigaction(sig, &sa, &old) == -1)
 		return;
 	if (old.sa_handler == SIG_IGN) {
 		sigaddset(&ps->start_ignored, sig);
-		if (!always)
+		if (!always) {
+			sigaction(sig, &old, NULL);
 			return;
+		}
 	}
-	if (sigaction(sig, &sa, NULL) == 0)
-		sigaddset(&ps->handled, sig);
+	sigaddset(&ps->handled, sig);
 }
 
 static void
@@ -500,19 +504,24 @@ move_fd(int from, int to)
 		dup2(from, to);
 }
 
+/*
+ * execve() gives caught signals their default action again; what needs
+ * restoring is SIGPIPE, which retry ignores, and a signal that was
+ * ignored at start but that retry catches anyway (SIGCHLD).
+ */
 static void
 restore_signals(const struct proc *ps)
 {
 	struct sigaction sa;
-	int sig;
 
 	memset(&sa, 0, sizeof(sa));
-	for (sig = 1; sig < NSIG; sig++) {
-		if (!sigismember(&ps->handled, sig) && sig != SIGPIPE)
-			continue;
-		sa.sa_handler = sigismember(&ps->start_ignored, sig) ?
-		    SIG_IGN : SIG_DFL;
-		sigaction(sig, &sa, NULL);
+	if (!sigismember(&ps->start_ignored, SIGPIPE)) {
+		sa.sa_handler = SIG_DFL;
+		sigaction(SIGPIPE, &sa, NULL);
+	}
+	if (sigismember(&ps->start_ignored, SIGCHLD)) {
+		sa.sa_handler = SIG_IGN;
+		sigaction(SIGCHLD, &sa, NULL);
 	}
 	sigprocmask(SIG_SETMASK, &ps->start_mask, NULL);
 }
@@ -752,8 +761,12 @@ proc_clear_leftovers(const struct proc *ps, const struct config *cfg)
 		wait_event(ps, NULL, 0, earliest(kill_at,
 		    proc_now() + LEFTOVER_POLL));
 		reap(0, NULL);
-		if (got_signal != 0)
+		if (got_signal != 0) {
+			/* The run stops: what is left gets the signal too. */
+			signal_attempt(ps, 0, got_signal);
+			drain_group(ps, kill_at);
 			return got_signal;
+		}
 		if (kill_at != 0 && proc_now() >= kill_at) {
 			signal_attempt(ps, 0, SIGKILL);
 			kill_at = 0;
@@ -869,4 +882,47 @@ proc_take_stream(int in, int out, off_t off, size_t len)
 		    off + done)) == -1)
 			return -1;
 	return n;
+}
+
+/*
+ * Copies size bytes of the file in to out.  Where out is a pipe, the copy
+ * does not block and retry waits for room in ppoll(), so that a reader
+ * that stops reading cannot keep retry from a signal.  A signal that came
+ * before the copy began is the one retry is about to die by, after the
+ * output: only a further one interrupts.  Returns 0, -1 with errno, or
+ * the signal to die by.
+ */
+int
+proc_copy_out(const struct proc *ps, int in, off_t size, int out)
+{
+	struct pollfd pfd = { .fd = out, .events = POLLOUT };
+	sig_atomic_t seen = signal_count;
+	off_t off = 0;
+	ssize_t n;
+	bool is_pipe = true;
+
+	while (off < size) {
+		if (signal_count != seen)
+			return got_signal;
+#ifdef __linux__
+		if (is_pipe) {
+			n = splice(in, &off, out, NULL, (size_t)(size - off),
+			    SPLICE_F_NONBLOCK);
+			if (n == -1 && errno == EAGAIN) {
+				wait_event(ps, &pfd, 1, 0);
+				continue;
+			}
+			if (n == -1 && errno == EINVAL) {
+				is_pipe = false;
+				continue;
+			}
+		} else
+#endif
+			n = proc_send_file(in, &off, out, (size_t)(size - off));
+		if (n == 0)
+			return 0;	/* the file shrank */
+		if (n == -1 && errno != EINTR)
+			return -1;
+	}
+	return 0;
 }

@@ -156,14 +156,26 @@ exit_as(const struct outcome *o)
 	exit(o->value);
 }
 
-/* Sends the held output on; a vanished reader ends retry as SIGPIPE. */
+static void __attribute__((__noreturn__)) stopped(struct run *, long long,
+    int);
+
+/*
+ * Sends the held output of attempt k on: to stdout when it is the final
+ * one, else to stderr.  A reader of stdout that went away ends retry as
+ * it would have ended the command, by SIGPIPE.
+ */
 static void
-release_output(struct run *r, bool final)
+release_output(struct run *r, long long k, bool final)
 {
+	int rc;
+
 	if (r->held == -1)
 		return;
-	if (spool_stdout_flush(r->held, final ? STDOUT_FILENO :
-	    STDERR_FILENO) == 0 || !final)
+	rc = spool_stdout_flush(&r->proc, r->held, final ? STDOUT_FILENO :
+	    STDERR_FILENO);
+	if (rc > 0)
+		stopped(r, k, rc);
+	if (rc == 0 || !final)
 		return;
 	if (errno == EPIPE && proc_sigpipe_default(&r->proc))
 		proc_die(SIGPIPE);
@@ -218,7 +230,7 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 		return "the next sleep would pass --max-time";
 	if ((sig = proc_clear_leftovers(&r->proc, r->cfg)) != 0)
 		stopped(r, k, sig);
-	release_output(r, false);
+	release_output(r, k, false);
 	log_retrying(&r->log, k, o, sleep, &r->cfg->sched);
 	sig = proc_sleep(&r->proc, nsec_add(now, sleep),
 	    r->log.countdown ? log_countdown : NULL, &r->log);
@@ -240,26 +252,26 @@ retry_loop(struct run *r)
 	for (k = 1;; k++) {
 		run_attempt(r, k, k > 1 ? &prev : NULL, &o);
 		if (o.stop_signal != 0) {
-			release_output(r, true);
+			release_output(r, k, true);
 			stopped(r, k, o.stop_signal);
 		}
 		switch (decide(cfg, &o)) {
 		case SUCCEED:
-			release_output(r, true);
+			release_output(r, k, true);
 			finish(r, k, &o, NULL);
 		case STOP:
-			release_output(r, true);
+			release_output(r, k, true);
 			finish(r, k, &o, "not retried");
 		case RETRY:
 			break;
 		}
 		if (o.deadline || (cfg->attempts != 0 && k >= cfg->attempts)) {
-			release_output(r, true);
+			release_output(r, k, true);
 			finish(r, k, &o, o.deadline ? "--max-time reached" :
 			    "no attempts left");
 		}
 		if ((why = wait_for_next(r, k, &o)) != NULL) {
-			release_output(r, true);
+			release_output(r, k, true);
 			finish(r, k, &o, why);
 		}
 		prev = o;

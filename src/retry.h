@@ -178,6 +178,7 @@ int		 proc_tmpfile(void);
 int		 proc_pipe(int [2]);
 ssize_t		 proc_send_file(int, off_t *, int, size_t);
 ssize_t		 proc_take_stream(int, int, off_t, size_t);
+int		 proc_copy_out(const struct proc *, int, off_t, int);
 int		 proc_sigpipe_default(const struct proc *);
 
 /* spool.c: --replay-stdin and --hold-stdout. */
@@ -188,7 +189,7 @@ int		 spool_poll_fds(struct spool *, void *, int);
 void		 spool_poll_service(struct spool *, const void *, int);
 int		 spool_stdout_open(void);
 void		 spool_stdout_reset(int);
-int		 spool_stdout_flush(int, int);
+int		 spool_stdout_flush(const struct proc *, int, int);
 
 /* log.c: progress messages, as text on stderr or JSON lines. */
 struct log {

@@ -191,21 +191,16 @@ spool_stdout_reset(int fd)
 		err(EXIT_RETRY, "--hold-stdout");
 }
 
-/* Copies the held output to out; -1 with errno if out failed. */
+/*
+ * Copies the held output to out: 0, -1 with errno if out failed, or the
+ * signal that interrupted the copy.
+ */
 int
-spool_stdout_flush(int fd, int out)
+spool_stdout_flush(const struct proc *ps, int fd, int out)
 {
 	struct stat st;
-	off_t off = 0;
-	ssize_t n;
 
 	if (fstat(fd, &st) == -1)
 		err(EXIT_RETRY, "--hold-stdout");
-	while (off < st.st_size) {
-		n = proc_send_file(fd, &off, out, (size_t)(st.st_size - off));
-		if (n > 0 || (n == -1 && errno == EINTR))
-			continue;
-		return n == 0 ? 0 : -1;
-	}
-	return 0;
+	return proc_copy_out(ps, fd, st.st_size, out);
 }
