@@ -695,7 +695,8 @@ proc_run(const struct proc *ps, const struct config *cfg, char **envp,
 		w.limit = deadline;
 		o->deadline = true;
 	}
-	while (!reap(w.pid, &status)) {
+	/* Only a SIGCHLD, taken in ppoll(), can mean the command ended. */
+	while (got_child == 0 || !reap(w.pid, &status)) {
 		watch_step(ps, &w, cfg);
 		nfds = spool_poll_fds(io->feed, fds, MAX_POLL_FDS);
 		if (wait_event(ps, fds, nfds, earliest(w.expired ? 0 : w.limit,
@@ -818,15 +819,24 @@ proc_tmpfile(void)
 	return above_stdio(fd);
 }
 
+/* Fewer, larger transfers: a pipe of 1 MiB where the kernel allows. */
+void
+proc_pipe_grow(int fd)
+{
+#ifdef F_SETPIPE_SZ
+	fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#else
+	(void)fd;
+#endif
+}
+
 /* A pipe for the command's stdin: large, and non-blocking for retry. */
 int
 proc_pipe(int p[2])
 {
 	if (pipe2(p, O_CLOEXEC) == -1)
 		return -1;
-#ifdef F_SETPIPE_SZ
-	fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
-#endif
+	proc_pipe_grow(p[1]);
 	fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK);
 	return 0;
 }

@@ -176,6 +176,7 @@ const char	*proc_signame(int, char *, size_t);
 int		 proc_sigbyname(const char *);
 int		 proc_tmpfile(void);
 int		 proc_pipe(int [2]);
+void		 proc_pipe_grow(int);
 ssize_t		 proc_send_file(int, off_t *, int, size_t);
 ssize_t		 proc_take_stream(int, int, off_t, size_t);
 int		 proc_copy_out(const struct proc *, int, off_t, int);

@@ -62,6 +62,8 @@ spool_stdin_open(void)
 	}
 	if ((sp->file = proc_tmpfile()) == -1)
 		err(EXIT_RETRY, "--replay-stdin: temporary file");
+	if (S_ISFIFO(st.st_mode))
+		proc_pipe_grow(STDIN_FILENO);
 	return sp;
 }
 
