@@ -37,7 +37,7 @@ setup() {
 	[[ $output =~ --factor=X[^$'\n']*\[2\] ]]
 	[[ $output =~ --cap=DURATION[^$'\n']*\[60s,\ or\ --base\ if\ larger\] ]]
 	[[ $output =~ --splay=DURATION[^$'\n']*\[0\] ]]
-	[[ $output == *"none, full, equal, decorrelated, A..B or +DURATION"* ]]
+	[[ $output =~ --jitter=MODE\ +none\|full\|equal\|decorrelated\|A\.\.B\|\+DURATION\ +\[full\] ]]
 }
 
 @test "--help wins over the options after it and runs nothing" {
