@@ -59,6 +59,7 @@ uninstall:
 
 clean:
 	rm -f retry tests/helpers/wstatus
+	rm -rf build fuzz/out
 
 .PHONY: all deps-build deps-check check demo install uninstall clean
 

@@ -16,7 +16,8 @@ check)
 packages)
 	# deps.sh packages FILE...: every package named in the files.
 	shift
-	for pkg in $(cat "$@" 2>/dev/null | sed 's/#.*//'); do
+	pkgs=$(sed 's/#.*//' "$@" 2>/dev/null)
+	for pkg in $pkgs; do
 		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
 		    grep -q 'ok installed' || need="$need $pkg"
 	done

@@ -281,12 +281,6 @@ proc_now(void)
 	return (nsec_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
-int
-proc_pending_signal(void)
-{
-	return got_signal;
-}
-
 /*
  * Waits until a signal, a ready descriptor or the absolute deadline
  * (0: none).  The flags can change only in here, where ppoll() unblocks

@@ -170,7 +170,6 @@ int		 proc_sleep(const struct proc *, nsec_t,
 		    void (*)(nsec_t, void *), void *);
 int		 proc_clear_leftovers(const struct proc *,
 		    const struct config *);
-int		 proc_pending_signal(void);
 void		 proc_die(int) __attribute__((__noreturn__));
 const char	*proc_signame(int, char *, size_t);
 int		 proc_sigbyname(const char *);

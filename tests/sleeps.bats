@@ -89,17 +89,18 @@ small_draw() {
 }
 
 @test "a small splay from a large one is slept, not the whole splay" {
-	small_draw 1 -n 1 --splay 1s
+	small_draw 1 -n 1 --splay 10s
 	run -0 --separate-stderr "$RETRY" --dry-run --seed "$SEED" -n 1 \
-	    --splay 1s
+	    --splay 10s
 	[ -z "$stderr" ]
 	local draw start first
 	draw=$(sec_to_ns "$(cell 1 5)")
 	start=$(date +%s%N)
-	run -0 --separate-stderr "$RETRY" --seed "$SEED" -n 1 --splay 1s \
+	run -0 --separate-stderr "$RETRY" --seed "$SEED" -n 1 --splay 10s \
 	    date +%s%N
 	[ -z "$stderr" ]
 	first=$output
 	(( first - start >= draw ))
-	(( first - start <= draw + 500000000 ))
+	# Far from the whole 10 s, with room for a loaded machine's start-up.
+	(( first - start <= draw + 5000000000 ))
 }

@@ -20,18 +20,20 @@ main(int argc, char *argv[])
 {
 	sigset_t none;
 	const char *pidfile = NULL;
+	sigset_t ignore;
 	FILE *f;
 	pid_t pid;
 	int c, st, sig;
 
 	sigemptyset(&none);
+	sigemptyset(&ignore);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			signal(sig, SIG_DFL);
 	while ((c = getopt(argc, argv, "+i:p:")) != -1) {
 		if (c == 'i')
-			signal(atoi(optarg), SIG_IGN);
+			sigaddset(&ignore, atoi(optarg));
 		else if (c == 'p')
 			pidfile = optarg;
 		else
@@ -42,6 +44,10 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	if ((pid = fork()) == 0) {
+		/* In the child only: an ignored SIGCHLD would break waitpid(). */
+		for (sig = 1; sig < NSIG; sig++)
+			if (sigismember(&ignore, sig) == 1)
+				signal(sig, SIG_IGN);
 		execvp(argv[optind + 1], argv + optind + 1);
 		_exit(127);
 	}
