@@ -45,6 +45,7 @@
 
 static volatile sig_atomic_t got_child;
 static volatile sig_atomic_t got_signal;	/* the first one */
+static volatile sig_atomic_t last_signal;	/* the latest one */
 static volatile sig_atomic_t signal_count;	/* how many came */
 
 
@@ -164,6 +165,7 @@ on_signal(int sig)
 {
 	if (got_signal == 0)
 		got_signal = sig;
+	last_signal = sig;
 	signal_count++;
 }
 
@@ -576,7 +578,8 @@ struct watch {
 	pid_t	pid;
 	nsec_t	limit;		/* timeout or deadline, 0: none */
 	nsec_t	kill_at;	/* when to send SIGKILL, 0: not yet */
-	int	forwarded;	/* the signal passed on, 0: none */
+	int	forwarded;	/* the first signal passed on, 0: none */
+	sig_atomic_t seen;	/* signal_count when last passed on */
 	bool	expired;
 	bool	killed;
 };
@@ -621,10 +624,17 @@ watch_step(const struct proc *ps, struct watch *w, const struct config *cfg)
 {
 	nsec_t now = proc_now();
 
-	if (got_signal != 0 && w->forwarded == 0) {
-		w->forwarded = got_signal;
-		signal_attempt(ps, w->pid, w->forwarded);
-		escalate_later(w, cfg, now);
+	/* Every signal is passed on, as timeout(1) does; the first decides. */
+	if (signal_count != w->seen) {
+		w->seen = signal_count;
+		if (w->forwarded == 0) {
+			w->forwarded = got_signal;
+			signal_attempt(ps, w->pid, got_signal);
+			escalate_later(w, cfg, now);
+			if (last_signal != got_signal)
+				signal_attempt(ps, w->pid, last_signal);
+		} else
+			signal_attempt(ps, w->pid, last_signal);
 	}
 	if (!w->expired && w->limit != 0 && now >= w->limit) {
 		w->expired = true;

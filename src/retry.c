@@ -228,6 +228,9 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 		return "the next sleep would pass --max-time";
 	if ((sig = proc_clear_leftovers(&r->proc, r->cfg)) != 0)
 		stopped(r, k, sig);
+	/* Leftovers can take --kill-after to clear: past the deadline? */
+	if (r->deadline != 0 && proc_now() >= r->deadline)
+		return "--max-time reached";
 	release_output(r, k, false);
 	log_retrying(&r->log, k, o, sleep, &r->cfg->sched);
 	sig = proc_sleep(&r->proc, nsec_add(now, sleep),

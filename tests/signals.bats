@@ -1,0 +1,351 @@
+#!/usr/bin/env bats
+# Issue 3: signals sent to retry.  The death signal is read from a real
+# parent (helpers/wstatus); a shell's $? cannot tell exit 130 from SIGINT.
+
+load helpers/common
+load helpers/proc-common
+
+setup() {
+	proc_setup
+}
+
+teardown() {
+	proc_teardown
+}
+
+# During an attempt: the signal reaches the command (and its background
+# marker), no further attempt starts, and retry dies by the same signal.
+# A background job of sh ignores INT and QUIT: -k ends it.
+forward_during_attempt() {
+	local name=$1 n
+	n=$(signum "$name")
+	bg_retry -n 3 -b 1ms -k 100ms -- \
+	    "$HELPERS/proc-catch" "$WORK" "$MARK" "$n"
+	wait_for_file "$WORK/ready"
+	kill -s "$name" "$RPID"
+	bg_wait
+	[ "$WS" = "signal $n" ]
+	[ "$(<"$WORK/caught")" = "caught $n" ]
+	[ "$(<"$WORK/attempts")" = 1 ]
+	[ "$(<"$WORK/err")" = "" ]
+	wait_markers_gone
+}
+
+@test "HUP during an attempt is forwarded, then retry dies by it" {
+	forward_during_attempt HUP
+}
+
+@test "INT during an attempt is forwarded, then retry dies by it" {
+	forward_during_attempt INT
+}
+
+@test "QUIT during an attempt is forwarded, then retry dies by it" {
+	forward_during_attempt QUIT
+}
+
+@test "TERM during an attempt is forwarded, then retry dies by it" {
+	forward_during_attempt TERM
+}
+
+@test "USR1 during an attempt is forwarded, then retry dies by it" {
+	forward_during_attempt USR1
+}
+
+@test "USR2 during an attempt is forwarded, then retry dies by it" {
+	forward_during_attempt USR2
+}
+
+@test "ALRM during an attempt is forwarded, then retry dies by it" {
+	forward_during_attempt ALRM
+}
+
+@test "ABRT during an attempt is forwarded, then retry dies by it" {
+	forward_during_attempt ABRT
+}
+
+@test "VTALRM, PROF, IO, PWR during an attempt are forwarded" {
+	local sig
+	for sig in VTALRM PROF IO PWR; do
+		rm -f "$WORK/ready" "$WORK/caught" "$WORK/attempts"
+		forward_during_attempt "$sig"
+	done
+}
+
+@test "real-time signals during an attempt are forwarded" {
+	local sig
+	for sig in RTMIN RTMIN+3 RTMAX; do
+		rm -f "$WORK/ready" "$WORK/caught" "$WORK/attempts"
+		forward_during_attempt "$sig"
+	done
+}
+
+# During the sleep between attempts: retry dies at once (a 60 s sleep
+# would outlast BATS_TEST_TIMEOUT) and starts no other attempt.
+forward_during_sleep() {
+	local name=$1 n line
+	n=$(signum "$name")
+	line="retry: attempt 1/3 failed (exit 1), next in 60.000s"
+	bg_retry -n 3 -b 60s -j none -- \
+	    sh -c 'echo "$RETRY_ATTEMPT" >>"$1/attempts"; exit 1' sh "$WORK"
+	wait_for_line "$WORK/err" "^${line//[().]/\\&}\$"
+	kill -s "$name" "$RPID"
+	bg_wait
+	[ "$WS" = "signal $n" ]
+	[ "$(<"$WORK/attempts")" = 1 ]
+	[ "$(<"$WORK/err")" = "$line" ]
+}
+
+@test "HUP during a sleep: retry dies by it at once" {
+	forward_during_sleep HUP
+}
+
+@test "INT during a sleep: retry dies by it at once" {
+	forward_during_sleep INT
+}
+
+@test "QUIT during a sleep: retry dies by it at once" {
+	forward_during_sleep QUIT
+}
+
+@test "TERM during a sleep: retry dies by it at once" {
+	forward_during_sleep TERM
+}
+
+@test "USR1 during a sleep: retry dies by it at once" {
+	forward_during_sleep USR1
+}
+
+@test "USR2 during a sleep: retry dies by it at once" {
+	forward_during_sleep USR2
+}
+
+@test "ALRM during a sleep: retry dies by it at once" {
+	forward_during_sleep ALRM
+}
+
+@test "RTMIN+1 during a sleep: retry dies by it at once" {
+	forward_during_sleep RTMIN+1
+}
+
+@test "TERM during the splay: retry dies at once, no attempt" {
+	# --seed 3 draws a splay of 57 s.
+	bg_retry --splay 60s --seed 3 -n 3 -- \
+	    sh -c 'echo "$RETRY_ATTEMPT" >>"$1/attempts"' sh "$WORK"
+	wait_for_handler "$RPID" 15
+	kill -TERM "$RPID"
+	bg_wait
+	[ "$WS" = "signal 15" ]
+	[ ! -e "$WORK/attempts" ]
+	[ "$(<"$WORK/err")" = "" ]
+}
+
+@test "a signal the command ignores: KILL after -k, retry dies by it" {
+	bg_retry -n 3 -b 1ms -k 50ms -- sh -c 'trap "" TERM
+	    echo $$ >"$1/ready"; exec sleep "$2"' sh "$WORK" "$MARK"
+	wait_for_file "$WORK/ready"
+	kill -TERM "$RPID"
+	bg_wait
+	[ "$WS" = "signal 15" ]
+	[ "$(<"$WORK/err")" = "" ]
+	wait_markers_gone
+}
+
+@test "a signal sent as the attempt ends still stops the run (-b 0)" {
+	local sig n
+	for sig in TERM INT USR1; do
+		n=$(signum "$sig")
+		rm -f "$WORK/attempts"
+		ws_run "$RETRY" -n 5 -b 0 -- sh -c '
+		    echo "$RETRY_ATTEMPT" >>"$1/attempts"
+		    kill -s "$2" $PPID; exit 1' sh "$WORK" "$sig"
+		[ "$output" = "" ]
+		[ "$WS" = "signal $n" ]
+		[ "$(<"$WORK/attempts")" = 1 ]
+	done
+}
+
+@test "a signal that waits, blocked, while retry is busy stops the run" {
+	# Attempt 1 fills retry's stderr, a FIFO that nobody reads yet, and
+	# fails: retry blocks writing "attempt 1/5 ended", with its signals
+	# blocked.  TERM waits there, pending, and must still stop the run
+	# before attempt 2, even with -b 0.
+	local rd i pid lines
+	mkfifo "$WORK/fifo"
+	exec {rd}<>"$WORK/fifo"
+	detached "$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -v -n 5 -b 0 \
+	    -- sh -c 'echo "$RETRY_ATTEMPT" >>"$1/attempts"
+	    [ "$RETRY_ATTEMPT" != 1 ] || perl -MFcntl -e '\''sysopen(my $f,
+	        $ARGV[0], O_WRONLY | O_NONBLOCK) or die "$!";
+	        1 while syswrite($f, "#" x 512)'\'' "$1/fifo"
+	    exit 1' sh "$WORK" 2>"$WORK/fifo" &
+	BG=$!
+	wait_for_file "$WORK/pid"
+	pid=$(<"$WORK/pid")
+	for ((i = 0; i < 1000; i++)); do
+		[[ $(<"/proc/$pid/wchan") == *pipe_write ]] && break
+		sleep 0.01
+	done
+	[[ $(<"/proc/$pid/wchan") == *pipe_write ]]
+	kill -TERM "$pid"
+	# Read it all: the end comes once retry and wstatus are gone.
+	tr -d '#' <"$WORK/fifo" >"$WORK/err" {rd}<&- &
+	exec {rd}<&-
+	bg_wait
+	wait "$!"
+	[ "$WS" = "signal 15" ]
+	[ "$(<"$WORK/attempts")" = 1 ]
+	mapfile -t lines <"$WORK/err"
+	[ "${#lines[@]}" -eq 3 ]
+	[ "${lines[0]}" = "retry: attempt 1/5 starting" ]
+	[[ ${lines[1]} =~ ^retry:\ attempt\ 1/5\ ended\ after\ [0-9]+\.[0-9]{3}s:\ exit\ 1$ ]]
+	[ "${lines[2]}" = \
+	    "retry: attempt 1/5 failed (exit 1), next in 0.000s" ]
+}
+
+# Ignored at start (nohup, a background job of a script): retry neither
+# handles nor forwards the signal, and the command starts with it ignored.
+stays_ignored() {
+	local name=$1 n
+	n=$(signum "$name")
+	WS_OPTS=(-i "$n")
+	bg_retry -n 1 -- "$HELPERS/proc-hold" "$WORK"
+	wait_for_file "$WORK/ready"
+	sig_in_set "$RPID" "$n" SigIgn
+	sig_in_set "$(<"$WORK/ready")" "$n" SigIgn
+	kill -s "$name" "$RPID"
+	echo 0 >"$WORK/release"
+	bg_wait
+	[ "$WS" = "exit 0" ]
+	[ "$(<"$WORK/err")" = "" ]
+}
+
+@test "an ignored HUP stays ignored, for retry and the command" {
+	stays_ignored HUP
+}
+
+@test "an ignored INT stays ignored, for retry and the command" {
+	stays_ignored INT
+}
+
+@test "an ignored QUIT stays ignored, for retry and the command" {
+	stays_ignored QUIT
+}
+
+@test "an ignored TERM stays ignored, for retry and the command" {
+	stays_ignored TERM
+}
+
+@test "an ignored USR1 stays ignored, for retry and the command" {
+	stays_ignored USR1
+}
+
+@test "an ignored USR2 stays ignored, for retry and the command" {
+	stays_ignored USR2
+}
+
+@test "an ignored ALRM stays ignored, for retry and the command" {
+	stays_ignored ALRM
+}
+
+# The caller may have ignored signals that wstatus cannot reset (glibc's
+# 32 and 33, ignored by make): the command must see what a command run
+# without retry sees.
+@test "the command starts with the caller's dispositions and mask" {
+	ws_run grep -E '^Sig(Ign|Blk):' /proc/self/status
+	local plain=$output
+	[[ $plain == $'SigBlk:\t0000000000000000\nSigIgn:\t'* ]]
+	ws_run "$RETRY" -n 1 -- grep -E '^Sig(Ign|Blk):' /proc/self/status
+	[ "$WS" = "exit 0" ]
+	[ "$output" = "$plain" ]
+}
+
+@test "an ignored PIPE stays ignored for the command; a default one stays default" {
+	local plain
+	ws_run -i 13 -i 1 grep '^SigIgn:' /proc/self/status
+	plain=$output
+	[ $(( 16#${plain#SigIgn:?} & 16#1001 )) -eq $(( 16#1001 )) ]
+	ws_run -i 13 -i 1 "$RETRY" -n 1 -- grep '^SigIgn:' /proc/self/status
+	[ "$output" = "$plain" ]
+	ws_run grep '^SigIgn:' /proc/self/status
+	plain=$output
+	[ $(( 16#${plain#SigIgn:?} & 16#1001 )) -eq 0 ]
+	ws_run "$RETRY" -n 1 -O -- grep '^SigIgn:' /proc/self/status
+	[ "$output" = "$plain" ]
+}
+
+# proc-sigmask -i ignores CHLD right before retry starts.  $PROC_RETRY is
+# the retry binary itself: Perl, in helpers/proc-detach that $RETRY runs,
+# would reset an ignored CHLD.
+@test "an inherited trap '' CHLD does not break retry" {
+	ws_run "$HELPERS/proc-sigmask" -i CHLD "$PROC_RETRY" -n 3 -b 1ms \
+	    -j none -- sh -c 'echo "$RETRY_ATTEMPT" >>"$1/attempts"; exit 3' \
+	    sh "$WORK"
+	[ "$WS" = "exit 3" ]
+	[ "$(<"$WORK/attempts")" = $'1\n2\n3' ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/3 failed (exit 3), next in 0.001s" ]
+	[ "${stderr_lines[1]}" = \
+	    "retry: attempt 2/3 failed (exit 3), next in 0.002s" ]
+	[[ ${stderr_lines[2]} =~ ^retry:\ giving\ up\ after\ 3\ attempts\ in\ [0-9]+\.[0-9]{3}s:\ exit\ 3\ \(no\ attempts\ left\)$ ]]
+}
+
+@test "an inherited trap '' CHLD: timeouts, and the command keeps it" {
+	ws_run "$HELPERS/proc-sigmask" -i CHLD "$PROC_RETRY" -n 1 -t 20ms -- \
+	    sleep "$MARK"
+	[ "$WS" = "exit 124" ]
+	wait_markers_gone
+	ws_run "$HELPERS/proc-sigmask" -i CHLD grep '^SigIgn:' /proc/self/status
+	local plain=$output
+	[ $(( 16#${plain#SigIgn:?} & 16#10000 )) -ne 0 ]
+	ws_run "$HELPERS/proc-sigmask" -i CHLD \
+	    "$PROC_RETRY" -n 1 -- grep '^SigIgn:' /proc/self/status
+	[ "$output" = "$plain" ]
+}
+
+@test "an inherited trap '' CHLD: a forwarded signal" {
+	PRE=("$HELPERS/proc-sigmask" -i CHLD)
+	bg_retry -n 3 -b 1ms -k 100ms -- \
+	    "$HELPERS/proc-catch" "$WORK" "$MARK" 10
+	wait_for_file "$WORK/ready"
+	kill -USR1 "$RPID"
+	bg_wait
+	[ "$WS" = "signal 10" ]
+	[ "$(<"$WORK/caught")" = "caught 10" ]
+	[ "$(<"$WORK/attempts")" = 1 ]
+	wait_markers_gone
+}
+
+@test "an inherited blocked mask does not break retry" {
+	ws_run "$HELPERS/proc-sigmask" CHLD,TERM,INT,ALRM,USR1 "$RETRY" -n 3 \
+	    -b 1ms -j none -- sh -c 'echo "$RETRY_ATTEMPT" >>"$1/attempts"
+	    exit 3' sh "$WORK"
+	[ "$WS" = "exit 3" ]
+	[ "$(<"$WORK/attempts")" = $'1\n2\n3' ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	ws_run "$HELPERS/proc-sigmask" CHLD,ALRM \
+	    "$RETRY" -n 1 -t 20ms -- sleep "$MARK"
+	[ "$WS" = "exit 124" ]
+	wait_markers_gone
+}
+
+@test "an inherited blocked mask is the command's; a blocked TERM still stops retry" {
+	run -0 "$HELPERS/proc-sigmask" CHLD,TERM,USR1 \
+	    grep '^SigBlk:' /proc/self/status
+	local plain=$output
+	[ $(( 16#${plain#SigBlk:?} & 16#14200 )) -eq $(( 16#14200 )) ]
+	run -0 "$HELPERS/proc-sigmask" CHLD,TERM,USR1 "$RETRY" -n 1 -- \
+	    grep '^SigBlk:' /proc/self/status
+	[ "$output" = "$plain" ]
+	# The command keeps TERM blocked: -k ends it, then retry dies by TERM.
+	PRE=("$HELPERS/proc-sigmask" "CHLD,TERM")
+	bg_retry -n 3 -b 1ms -k 50ms -- \
+	    sh -c 'echo $$ >"$1/ready"; exec sleep "$2"' sh "$WORK" "$MARK"
+	wait_for_file "$WORK/ready"
+	sig_in_set "$(<"$WORK/ready")" 15 SigBlk
+	kill -TERM "$RPID"
+	bg_wait
+	[ "$WS" = "signal 15" ]
+	[ "$(<"$WORK/err")" = "" ]
+	wait_markers_gone
+}

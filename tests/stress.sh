@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# stress.sh: fires signals at retry at random moments, over a few hundred
+# runs, and checks that nothing hangs, leaks or survives (issue 3).
+#
+# usage: tests/stress.sh [RUNS [JOBS]]    (default: 300 runs, 2 at a time)
+#
+# Each run starts retry under tests/helpers/wstatus with one of several
+# scenarios (attempts that time out, that fail at once and leave
+# processes behind, that ignore TERM, with -I/-O, with a splay...), waits
+# a random 0-150 ms and sends it a random signal (sometimes two).  Then:
+#   - retry must end within 10 s (no hang),
+#   - by the signal it was sent: its wait status is read by wstatus,
+#   - no process of the run may remain (each is a "sleep MARK" with a
+#     marker unique to the run) once 5 s have passed,
+#   - retry never has more than 3 zombie children when sampled,
+#   - retry writes nothing to stderr but its "attempt N/inf failed" lines.
+# It prints one line per failure and a summary; exit 0 only if all pass.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RETRY=${RETRY:-$ROOT/retry}
+WSTATUS=$ROOT/tests/helpers/wstatus
+RUNS=${1:-300}
+JOBS=${2:-2}
+SIGNALS=(HUP INT QUIT TERM USR1 USR2 ALRM)
+
+if [[ ! -x $RETRY || ! -x $WSTATUS ]]; then
+	echo "stress: build first: make retry tests/helpers/wstatus" >&2
+	exit 2
+fi
+ulimit -c 0	# a QUIT before retry catches it would dump core
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/retry-stress.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+
+# The retry options and the command of scenario $1, with marker $2.
+# shellcheck disable=SC2016 # the command's sh expands them
+scenario() {
+	local mark=$2
+	case $1 in
+	0)	# attempts that time out; a tree in each
+		ARGS=(-n inf -b 1ms -t 30ms -k 20ms -- sh -c \
+		    'sleep "$1" & sleep "$1"' sh "$mark") ;;
+	1)	# attempts that fail at once and leave a process behind
+		ARGS=(-n inf -b 0 -k 50ms -- sh -c 'sleep "$1" & exit 1' sh "$mark")
+		;;
+	2)	# a tree that ignores TERM: only KILL ends it
+		ARGS=(-n inf -b 2ms -t 20ms -k 20ms -- sh -c \
+		    'trap "" TERM; sleep "$1" & sleep "$1"' sh "$mark") ;;
+	3)	# a random backoff, a stopped leftover
+		ARGS=(-n inf -b 5ms -j full -k 50ms -- sh -c \
+		    'sleep "$1" & kill -STOP $!; exit 3' sh "$mark") ;;
+	4)	# -I and -O, the command reads its input
+		ARGS=(-n inf -b 1ms -I -O -k 50ms -- sh -c \
+		    'cat >/dev/null; sleep "$1" & exit 1' sh "$mark") ;;
+	5)	# a splay first, then a deadline far away
+		ARGS=(--splay 40ms -n inf -b 1ms -m 60s -t 25ms -k 50ms -- \
+		    sleep "$mark") ;;
+	6)	# a double fork: the orphan is retry's to reap
+		ARGS=(-n inf -b 1ms -k 50ms -- sh -c \
+		    '(sleep "$1" &); sleep 0.01; exit 1' \
+		    sh "$mark") ;;
+	7)	# a leftover that ignores TERM: clearing it takes -k
+		ARGS=(-n inf -b 1ms -k 100ms -- sh -c \
+		    '(trap "" TERM; exec sleep "$1") & exit 1' sh "$mark") ;;
+	esac
+}
+
+# Prints the marker processes of a run: "sleep MARK" exactly.
+markers() {
+	pgrep -f -x "sleep ${1//./\\.}" || true
+}
+
+# One run; prints "FAIL ..." lines on failure.
+one_run() {
+	local i=$1 dir=$TMP/$1 mark sig sig2 want got ws_pid rpid n z
+	local zmax=0 delay
+	mkdir -p "$dir"
+	mark="8$$.$((i * 100000 + RANDOM))"
+	scenario $((RANDOM % 8)) "$mark"
+	sig=${SIGNALS[RANDOM % ${#SIGNALS[@]}]}
+	sig2=""
+	((RANDOM % 5 == 0)) && sig2=${SIGNALS[RANDOM % ${#SIGNALS[@]}]}
+	printf 'input\n' | "$WSTATUS" -p "$dir/pid" "$dir/ws" "$RETRY" \
+	    "${ARGS[@]}" >/dev/null 2>"$dir/err" &
+	ws_pid=$!
+	for ((n = 0; n < 500; n++)); do
+		[[ -s $dir/pid ]] && break
+		sleep 0.01
+	done
+	rpid=$(<"$dir/pid")
+	printf -v delay '0.%03d' $((RANDOM % 150))
+	sleep "$delay"
+	# shellcheck disable=SC2009 # pgrep cannot select zombies
+	z=$(ps -o stat= --ppid "$rpid" 2>/dev/null | grep -c Z)
+	((z > zmax)) && zmax=$z
+	kill -s "$sig" "$rpid" 2>/dev/null
+	[[ -n $sig2 ]] && kill -s "$sig2" "$rpid" 2>/dev/null
+	for ((n = 0; n < 1000; n++)); do
+		kill -0 "$ws_pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	if kill -0 "$ws_pid" 2>/dev/null; then
+		echo "FAIL run $i: hangs after $sig ${ARGS[*]}"
+		ps -o pid,ppid,pgid,stat,args --ppid "$rpid" -p "$rpid"
+		kill -KILL "$rpid" 2>/dev/null
+	fi
+	wait "$ws_pid"
+	got=$(<"$dir/ws")
+	want="signal $(kill -l "$sig")"
+	if [[ $got != "$want" ]] && { [[ -z $sig2 ]] ||
+	    [[ $got != "signal $(kill -l "$sig2")" ]]; }; then
+		echo "FAIL run $i: $got, not $want ($sig${sig2:+ $sig2}) ${ARGS[*]}"
+	fi
+	for ((n = 0; n < 500; n++)); do
+		[[ -z $(markers "$mark") ]] && break
+		sleep 0.01
+	done
+	if [[ -n $(markers "$mark") ]]; then
+		echo "FAIL run $i: left behind after $sig: ${ARGS[*]}"
+		ps -o pid,ppid,pgid,stat,args -p "$(markers "$mark" | paste -sd,)"
+		for n in $(markers "$mark"); do
+			kill -CONT "$n"
+			kill -KILL "$n"
+		done
+	fi
+	((zmax > 3)) && echo "FAIL run $i: $zmax zombies: ${ARGS[*]}"
+	if grep -Ev '^retry: attempt [0-9]+/inf failed \((exit [0-9]+|timed out(, killed)?)\), next in [0-9]+\.[0-9]{3}s$' \
+	    "$dir/err"; then
+		echo "FAIL run $i: unexpected stderr above: ${ARGS[*]}"
+	fi
+	rm -rf "$dir"
+}
+
+start=$SECONDS
+running=0
+for ((i = 1; i <= RUNS; i++)); do
+	one_run "$i" >>"$TMP/report" &
+	if ((++running >= JOBS)); then
+		wait -n
+		((running--))
+	fi
+done
+wait
+fails=$(grep -c '^FAIL' "$TMP/report")
+cat "$TMP/report"
+echo "stress: $RUNS runs, $fails failed, $((SECONDS - start)) s"
+[[ $fails -eq 0 ]]
