@@ -593,12 +593,12 @@ earliest(nsec_t a, nsec_t b)
 }
 
 /*
- * A forwarded signal ends the run, and what the attempt left running in
- * the group got it too: wait for that as well (a background job of sh
- * ignores INT and QUIT), with SIGKILL at kill_at (0: never).
+ * Waits until the attempt's processes left in the group are gone, with
+ * SIGKILL at kill_at (0: never).  When interruptible, a signal ends the
+ * wait and is returned; otherwise it returns 0 once they are gone.
  */
-static void
-drain_group(const struct proc *ps, nsec_t kill_at)
+static int
+await_group(const struct proc *ps, nsec_t kill_at, bool interruptible)
 {
 	while (have_children() && signal_attempt(ps, 0, 0) > 0) {
 		if (kill_at != 0 && proc_now() >= kill_at) {
@@ -608,7 +608,10 @@ drain_group(const struct proc *ps, nsec_t kill_at)
 		wait_event(ps, NULL, 0, earliest(kill_at,
 		    proc_now() + LEFTOVER_POLL));
 		reap(0, NULL);
+		if (interruptible && got_signal != 0)
+			return got_signal;
 	}
+	return 0;
 }
 
 static void
@@ -618,24 +621,34 @@ escalate_later(struct watch *w, const struct config *cfg, nsec_t now)
 		w->kill_at = nsec_add(now, cfg->kill_after) | 1;
 }
 
+/*
+ * Passes on every signal that came since the last call, as timeout(1)
+ * does; the first one is the one retry dies by.  pid is 0 once reaped.
+ */
+static void
+forward_signals(const struct proc *ps, struct watch *w,
+    const struct config *cfg, nsec_t now)
+{
+	if (signal_count == w->seen)
+		return;
+	w->seen = signal_count;
+	if (w->forwarded == 0) {
+		w->forwarded = got_signal;
+		signal_attempt(ps, w->pid, got_signal);
+		escalate_later(w, cfg, now);
+		if (last_signal != got_signal)
+			signal_attempt(ps, w->pid, last_signal);
+	} else
+		signal_attempt(ps, w->pid, last_signal);
+}
+
 /* One step of the watch: forward, time out or kill as due. */
 static void
 watch_step(const struct proc *ps, struct watch *w, const struct config *cfg)
 {
 	nsec_t now = proc_now();
 
-	/* Every signal is passed on, as timeout(1) does; the first decides. */
-	if (signal_count != w->seen) {
-		w->seen = signal_count;
-		if (w->forwarded == 0) {
-			w->forwarded = got_signal;
-			signal_attempt(ps, w->pid, got_signal);
-			escalate_later(w, cfg, now);
-			if (last_signal != got_signal)
-				signal_attempt(ps, w->pid, last_signal);
-		} else
-			signal_attempt(ps, w->pid, last_signal);
-	}
+	forward_signals(ps, w, cfg, now);
 	if (!w->expired && w->limit != 0 && now >= w->limit) {
 		w->expired = true;
 		signal_attempt(ps, w->pid, cfg->timeout_signal);
@@ -709,14 +722,11 @@ proc_run(const struct proc *ps, const struct config *cfg, char **envp,
 	}
 	o->duration = proc_now() - start;
 	/* A signal that came as the command ended still ends the run. */
+	w.pid = 0;	/* reaped: never signalled again */
 	take_pending(ps);
-	if (got_signal != 0 && w.forwarded == 0) {
-		w.forwarded = got_signal;
-		signal_attempt(ps, 0, w.forwarded);
-		escalate_later(&w, cfg, proc_now());
-	}
+	forward_signals(ps, &w, cfg, proc_now());
 	if (w.forwarded != 0)
-		drain_group(ps, w.killed ? proc_now() : w.kill_at);
+		await_group(ps, w.killed ? proc_now() : w.kill_at, false);
 	o->deadline = o->deadline && w.expired;
 	classify(&w, status, o);
 }
@@ -756,29 +766,19 @@ int
 proc_clear_leftovers(const struct proc *ps, const struct config *cfg)
 {
 	nsec_t kill_at = 0;
+	int sig;
 
 	reap(0, NULL);
 	if (!have_children() || signal_attempt(ps, 0, cfg->timeout_signal) == 0)
 		return 0;
 	if (cfg->kill_after != NSEC_INF)
 		kill_at = nsec_add(proc_now(), cfg->kill_after);
-	for (;;) {
-		wait_event(ps, NULL, 0, earliest(kill_at,
-		    proc_now() + LEFTOVER_POLL));
-		reap(0, NULL);
-		if (got_signal != 0) {
-			/* The run stops: what is left gets the signal too. */
-			signal_attempt(ps, 0, got_signal);
-			drain_group(ps, kill_at);
-			return got_signal;
-		}
-		if (kill_at != 0 && proc_now() >= kill_at) {
-			signal_attempt(ps, 0, SIGKILL);
-			kill_at = 0;
-		}
-		if (!have_children() || signal_attempt(ps, 0, 0) == 0)
-			return 0;
+	if ((sig = await_group(ps, kill_at, true)) != 0) {
+		/* The run stops: what is left gets the signal too. */
+		signal_attempt(ps, 0, sig);
+		await_group(ps, kill_at, false);
 	}
+	return sig;
 }
 
 /*

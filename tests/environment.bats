@@ -11,18 +11,8 @@ setup() {
 	common_setup
 	# Prints the three variables, set or not, then fails as $CODES says
 	# for this attempt: a number is an exit status, a name a signal.
-	cat >"$WORK/show" <<-'EOF'
-	#!/bin/sh
-	printf '%s|%s|%s\n' "${RETRY_ATTEMPT-unset}" \
-	    "${RETRY_MAX_ATTEMPTS-unset}" "${RETRY_PREV_STATUS-unset}"
-	set -- $CODES
-	shift $(( RETRY_ATTEMPT > $# ? $# - 1 : RETRY_ATTEMPT - 1 ))
-	case $1 in
-	[0-9]*) exit "$1" ;;
-	*) kill -s "$1" $$ ;;
-	esac
-	EOF
-	chmod +x "$WORK/show"
+	codes_script "$WORK/show" 'printf "%s|%s|%s\n" "${RETRY_ATTEMPT-unset}" \
+	    "${RETRY_MAX_ATTEMPTS-unset}" "${RETRY_PREV_STATUS-unset}"'
 }
 
 @test "RETRY_ATTEMPT counts from 1; RETRY_MAX_ATTEMPTS is --attempts" {

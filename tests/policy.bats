@@ -17,17 +17,7 @@ setup() {
 	# The command: logs its attempt, then exits with the status listed
 	# for that attempt in $CODES (the last one repeats), or with the
 	# signal when the entry is a name.
-	cat >"$WORK/cmd" <<-'EOF'
-	#!/bin/sh
-	echo "$RETRY_ATTEMPT" >>"$WORK/log"
-	set -- $CODES
-	shift $(( RETRY_ATTEMPT > $# ? $# - 1 : RETRY_ATTEMPT - 1 ))
-	case $1 in
-	[0-9]*) exit "$1" ;;
-	*) kill -s "$1" $$ ;;
-	esac
-	EOF
-	chmod +x "$WORK/cmd"
+	codes_script "$WORK/cmd" 'echo "$RETRY_ATTEMPT" >>"$WORK/log"'
 }
 
 # attempts N: the command ran N times.

@@ -131,3 +131,21 @@ giving_up() {
 	    { echo "giving up with '${line#"${BASH_REMATCH[0]}"}'," \
 	    "not '$what ($why)'" >&2; return 1; }
 }
+
+# Writes an executable script to $1 that runs the shell lines $2, then
+# fails as $CODES lists for this attempt ($RETRY_ATTEMPT; the last entry
+# repeats): a number is an exit status, a name a signal it dies by.
+codes_script() {
+	{
+		printf '#!/bin/sh\n%s\n' "$2"
+		cat <<-'EOF'
+		set -- $CODES
+		shift $(( RETRY_ATTEMPT > $# ? $# - 1 : RETRY_ATTEMPT - 1 ))
+		case $1 in
+		[0-9]*) exit "$1" ;;
+		*) kill -s "$1" $$ ;;
+		esac
+		EOF
+	} >"$1"
+	chmod +x "$1"
+}
