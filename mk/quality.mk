@@ -1,6 +1,7 @@
-# mk/quality.mk: included by the Makefile; owned by the quality work.
+# mk/quality.mk: included by GNUmakefile (GNU make only); owned by the
+# quality work.
 #
-# The quality gates of issue 6.  Everything is built under build/, never
+# The quality gates.  Everything is built under build/, never
 # over ./retry; the tools come from build-aux/packages-quality.txt.
 #
 #   make check-sanitize  the whole bats suite against retry built with
