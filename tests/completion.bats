@@ -365,8 +365,10 @@ check_git() {
 		[ "$output" = "_retry" ]
 	fi
 	if command -v fish >/dev/null; then
+		# fish completes only a command that it finds on $PATH.
 		run -0 --separate-stderr env XDG_DATA_DIRS="$share" \
 		    XDG_CONFIG_HOME="$WORK/config" XDG_DATA_HOME="$WORK/data" \
+		    PATH="$dest/usr/local/bin:$PATH" \
 		    fish -c 'complete -C "retry --jit"'
 		[ "$stderr" = "" ]
 		[ "$output" = $'--jitter\tjitter mode (or A..B or +DURATION)' ]
