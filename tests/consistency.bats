@@ -156,6 +156,8 @@ man_text() {
 }
 
 @test "the man page shows each option as --help does" {
+	require_tool mandoc
+	require_tool col
 	local head
 	[ -f "$MAN" ]
 	help_text
@@ -168,6 +170,8 @@ man_text() {
 }
 
 @test "the man page SYNOPSIS is the usage line" {
+	require_tool mandoc
+	require_tool col
 	local usage synopsis
 	[ -f "$MAN" ]
 	help_text
@@ -186,6 +190,7 @@ man_text() {
 }
 
 @test "the man page passes mandoc -Tlint" {
+	require_tool mandoc
 	[ -f "$MAN" ]
 	run -0 --separate-stderr mandoc -Tlint -W warning "$MAN"
 	[ "$stderr" = "" ]
@@ -194,7 +199,7 @@ man_text() {
 
 check_completion_options() {
 	local sh=$1 got
-	need_shell "$sh"
+	require_completion "$sh"
 	help_text
 	# What the shell offers after "retry -" and "retry --", as --help
 	# spells the options.

@@ -164,12 +164,17 @@ forward_during_sleep() {
 	done
 }
 
+# writing_to_pipe PID: the process is blocked writing to a pipe.
+writing_to_pipe() {
+	[[ $(<"/proc/$1/wchan") == *pipe_write ]]
+}
+
 @test "a signal that waits, blocked, while retry is busy stops the run" {
 	# Attempt 1 fills retry's stderr, a FIFO that nobody reads yet, and
 	# fails: retry blocks writing "attempt 1/5 ended", with its signals
 	# blocked.  TERM waits there, pending, and must still stop the run
 	# before attempt 2, even with -b 0.
-	local rd i pid lines
+	local rd pid lines
 	mkfifo "$WORK/fifo"
 	exec {rd}<>"$WORK/fifo"
 	detached "$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -v -n 5 -b 0 \
@@ -181,11 +186,7 @@ forward_during_sleep() {
 	BG=$!
 	wait_for_file "$WORK/pid"
 	pid=$(<"$WORK/pid")
-	for ((i = 0; i < 1000; i++)); do
-		[[ $(<"/proc/$pid/wchan") == *pipe_write ]] && break
-		sleep 0.01
-	done
-	[[ $(<"/proc/$pid/wchan") == *pipe_write ]]
+	poll_until 10 writing_to_pipe "$pid"
 	kill -TERM "$pid"
 	# Read it all: the end comes once retry and wstatus are gone.
 	tr -d '#' <"$WORK/fifo" >"$WORK/err" {rd}<&- &

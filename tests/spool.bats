@@ -591,14 +591,14 @@ retry: attempt 1/2 failed (timed out), next in 0.000s" ]
 # Waits until process $1 has ended (at most 10 s).  Unlike wait_gone it
 # takes a zombie for dead: who reaps an orphan is init's business.
 wait_dead() {
-	local i state
-	for ((i = 0; i < 1000; i++)); do
-		state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
-		[[ $state == [ZX]* ]] && return 0
-		sleep 0.01
-	done
-	echo "process $1 still alive" >&2
-	return 1
+	poll_until 10 dead "$1"
+}
+
+# dead PID: no process PID, or a zombie.
+dead() {
+	local state
+	state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+	[[ $state == [ZX]* ]]
 }
 
 # Starts retry ARGS... in the background under wstatus, stdin a pipe

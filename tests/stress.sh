@@ -18,8 +18,9 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-RETRY=${RETRY:-$ROOT/retry}
-WSTATUS=$ROOT/tests/helpers/wstatus
+# ROOT, RETRY, WSTATUS, poll_until and gone.
+# shellcheck source=tests/helpers/common.bash
+source "$ROOT/tests/helpers/common.bash"
 RUNS=${1:-300}
 JOBS=${2:-2}
 SIGNALS=(HUP INT QUIT TERM USR1 USR2 ALRM)
@@ -70,6 +71,10 @@ markers() {
 	pgrep -f -x "sleep ${1//./\\.}" || true
 }
 
+no_markers() {
+	[[ -z $(markers "$1") ]]
+}
+
 # One run; prints "FAIL ..." lines on failure.
 one_run() {
 	local i=$1 dir=$TMP/$1 mark sig sig2 want got ws_pid rpid n z
@@ -83,10 +88,7 @@ one_run() {
 	printf 'input\n' | "$WSTATUS" -p "$dir/pid" "$dir/ws" "$RETRY" \
 	    "${ARGS[@]}" >/dev/null 2>"$dir/err" &
 	ws_pid=$!
-	for ((n = 0; n < 500; n++)); do
-		[[ -s $dir/pid ]] && break
-		sleep 0.01
-	done
+	poll_until 5 test -s "$dir/pid" 2>/dev/null || true
 	rpid=$(<"$dir/pid")
 	printf -v delay '0.%03d' $((RANDOM % 150))
 	sleep "$delay"
@@ -95,10 +97,7 @@ one_run() {
 	((z > zmax)) && zmax=$z
 	kill -s "$sig" "$rpid" 2>/dev/null
 	[[ -n $sig2 ]] && kill -s "$sig2" "$rpid" 2>/dev/null
-	for ((n = 0; n < 1000; n++)); do
-		kill -0 "$ws_pid" 2>/dev/null || break
-		sleep 0.01
-	done
+	poll_until 10 gone "$ws_pid" 2>/dev/null || true
 	if kill -0 "$ws_pid" 2>/dev/null; then
 		echo "FAIL run $i: hangs after $sig ${ARGS[*]}"
 		ps -o pid,ppid,pgid,stat,args --ppid "$rpid" -p "$rpid"
@@ -111,10 +110,7 @@ one_run() {
 	    [[ $got != "signal $(kill -l "$sig2")" ]]; }; then
 		echo "FAIL run $i: $got, not $want ($sig${sig2:+ $sig2}) ${ARGS[*]}"
 	fi
-	for ((n = 0; n < 500; n++)); do
-		[[ -z $(markers "$mark") ]] && break
-		sleep 0.01
-	done
+	poll_until 5 no_markers "$mark" 2>/dev/null || true
 	if [[ -n $(markers "$mark") ]]; then
 		echo "FAIL run $i: left behind after $sig: ${ARGS[*]}"
 		ps -o pid,ppid,pgid,stat,args -p "$(markers "$mark" | paste -sd,)"

@@ -7,8 +7,7 @@ load helpers/proc-common
 
 setup() {
 	proc_setup
-	command -v tmux >/dev/null ||
-	    skip "tmux is not installed: the terminal tests need it"
+	require_tool tmux
 	SOCK=$WORK/tmux.sock
 	# The server must not hold a descriptor of bats.
 	(detached tmux -S "$SOCK" -f /dev/null new-session -d -s t -x 120 \

@@ -170,13 +170,9 @@ untouched() {
 	    until pgrep -f -x "$4" >/dev/null; do sleep 0.01; done
 	    exit 1' sh "$WORK" "$HELPERS" "$MARK" "$MARK_RE"
 	wait_for_file "$WORK/left"
-	local i left
+	local left
 	left=$(<"$WORK/left")
-	for ((i = 0; i < 1000; i++)); do
-		sig_in_set "$left" 15 ShdPnd && break
-		sleep 0.01
-	done
-	sig_in_set "$left" 15 ShdPnd
+	poll_until 10 sig_in_set "$left" 15 ShdPnd
 	kill -USR1 "$RPID"
 	bg_wait
 	[ "$WS" = "signal 10" ]
