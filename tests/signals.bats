@@ -1,6 +1,10 @@
 #!/usr/bin/env bats
-# Issue 3: signals sent to retry.  The death signal is read from a real
-# parent (helpers/wstatus); a shell's $? cannot tell exit 130 from SIGINT.
+# Signals sent to retry: during an attempt each one is passed on to the
+# command, and retry ends as the attempt did; during a sleep or the splay
+# a signal ends retry at once, by that signal; a signal ignored by the
+# caller stays ignored, and the command starts with the caller's signal
+# dispositions and mask.  The death signal is read from a real parent
+# (helpers/wstatus); a shell's $? cannot tell exit 130 from SIGINT.
 
 load helpers/common
 load helpers/proc-common

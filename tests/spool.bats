@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# Issue 4: --replay-stdin (-I) and --hold-stdout (-O), and stdin left
-# alone without them.  Every attempt is tests/helpers/spool-attempt (or a
+# --replay-stdin (-I) gives every attempt the same standard input, whatever
+# its kind and size, and --hold-stdout (-O) passes on only the final
+# attempt's standard output; without them stdin is left alone.  Every attempt is tests/helpers/spool-attempt (or a
 # small sh -c), which saves what it read in $WORK/in.K and what retry held
 # open in $WORK/fds.K, so that the checks compare checksums and never
 # depend on timing.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # stress.sh: fires signals at retry at random moments, over a few hundred
-# runs, and checks that nothing hangs, leaks or survives (issue 3).
+# runs, and checks that nothing hangs, leaks or survives.
 #
 # usage: tests/stress.sh [RUNS [JOBS]]    (default: 300 runs, 2 at a time)
 #

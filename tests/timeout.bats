@@ -1,5 +1,9 @@
 #!/usr/bin/env bats
-# Issue 3: per-attempt timeout (-t, -s, -k) and the whole-run deadline (-m).
+# -t limits each attempt: on time the attempt gets -s (TERM by default),
+# then KILL after -k; a timed-out attempt is retried by default, and the
+# run that ends on one exits 124, or 137 where KILL was needed.  -m limits
+# the whole run: no sleep passes the deadline, and the deadline ends a
+# running attempt the same way.
 
 load helpers/common
 load helpers/proc-common

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 3: the whole process tree of an attempt.  A timeout, the deadline
+# The whole process tree of an attempt.  A timeout, the deadline
 # or a forwarded signal reaches every process of the attempt that stayed
 # in its process group; before a retry, none of them is left.  Processes
 # are found by their marker ("sleep $MARK", see helpers/proc-common).
