@@ -17,9 +17,9 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 CC	?= cc
-CFLAGS	?= -O2 -g
-# -O2 goes before CFLAGS, so that an -O there wins: BSD make has CFLAGS of
-# its own, without one (Debian's bmake: -g).
+CFLAGS	?= -g
+# -O2 goes before CFLAGS, so that an -O there wins.  (It is not in CFLAGS,
+# which BSD make sets itself, without an -O: Debian's bmake has -g.)
 OPTIMIZE = -O2
 WARN	= -std=c11 -Wall -Wextra -Wpedantic
 ALL_CPPFLAGS = -D_GNU_SOURCE $(CPPFLAGS)
