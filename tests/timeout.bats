@@ -207,13 +207,17 @@ timeout_sends() {
 @test "-m: leftovers that take past the deadline to clear end the run" {
 	# The leftover ignores TERM and lives for as long as -m, so clearing
 	# it ends past the deadline: no attempt 2, the status of attempt 1.
+	# The attempt ends only once the leftover ignores TERM: before, TERM
+	# would end it at once (seen on a loaded machine), and attempt 2 run.
 	# Should attempt 1 itself be that slow, the try is void: longer -m.
 	local m
 	for m in 1 3 9; do
-		rm -f "$WORK/attempts"
+		rm -f "$WORK/attempts" "$WORK/ignoring"
 		run --separate-stderr "$RETRY" -n 3 -b 1ms -m "${m}s" -k 60s -- \
 		    sh -c 'echo "$RETRY_ATTEMPT" >>"$1/attempts"
-		    (trap "" TERM; exec sleep "$2") & exit 1' sh "$WORK" "$m"
+		    (trap "" TERM; : >"$1/ignoring"; exec sleep "$2") &
+		    until [ -e "$1/ignoring" ]; do sleep 0.01; done
+		    exit 1' sh "$WORK" "$m"
 		[[ $stderr == *"timed out (--max-time reached)" ]] || break
 	done
 	[ "$status" -eq 1 ]
