@@ -22,7 +22,9 @@ CFLAGS	?= -g
 # which BSD make sets itself, without an -O: Debian's bmake has -g.)
 OPTIMIZE = -O2
 WARN	= -std=c11 -Wall -Wextra -Wpedantic
-ALL_CPPFLAGS = -D_GNU_SOURCE $(CPPFLAGS)
+# A 64-bit off_t on 32-bit systems too: files over 2 GiB for -I and -O,
+# and the type that splice(2) takes.
+ALL_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(CPPFLAGS)
 PKG_CONFIG ?= pkg-config
 # The BSD interfaces come from the C library where it has them, else from
 # libbsd through pkg-config (build-aux/libbsd.sh).  libbsd is linked
