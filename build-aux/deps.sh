@@ -97,20 +97,24 @@ if [ "$run" != none ] && command -v apt-get >/dev/null 2>&1; then
 			;;
 		esac
 	done
-	if $run env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
-	    >/dev/null; then
-		# shellcheck disable=SC2086 # package names are words
-		apt_install $need && done_ok=true
-		# One package that this release lacks must not keep the
-		# others out: each alone, then, and the rest is said below.
-		if ! $done_ok && [ "$mode" = check ]; then
-			left=""
-			for pkg in $need; do
-				apt_install "$pkg" 2>/dev/null || left="$left $pkg"
-			done
-			need=$left
-			[ -n "$left" ] || done_ok=true
-		fi
+	# An index that fails to download (a mirror in the middle of a
+	# sync) fails the update but may not matter: the install says.
+	$run env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+	    >/dev/null ||
+	    $run env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+	    >/dev/null ||
+	    echo "retry: apt-get update failed; installing all the same" >&2
+	# shellcheck disable=SC2086 # package names are words
+	apt_install $need && done_ok=true
+	# One package that this release lacks must not keep the others
+	# out: each alone, then, and the rest is said below.
+	if ! $done_ok && [ "$mode" = check ]; then
+		left=""
+		for pkg in $need; do
+			apt_install "$pkg" 2>/dev/null || left="$left $pkg"
+		done
+		need=$left
+		[ -n "$left" ] || done_ok=true
 	fi
 fi
 $done_ok && exit 0
