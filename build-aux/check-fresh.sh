@@ -3,6 +3,8 @@
 # `make check`, on a fresh Debian 12 (bookworm) with nothing installed but
 # git, make and gcc (with libc6-dev): they must install what they need
 # and pass, every test running (CI=true makes a missing tool fail).
+# `make` alone runs first: it must stop with its one-line hint about
+# libbsd, and install nothing.
 #
 # usage: check-fresh.sh            (as root, from anywhere in the checkout)
 #
@@ -192,17 +194,34 @@ ln -s /proc/self/fd/0 "$root/dev/stdin"
 ln -s /proc/self/fd/1 "$root/dev/stdout"
 ln -s /proc/self/fd/2 "$root/dev/stderr"
 
-say "make demo && make check in the chroot, as root, with CI=true"
+# First `make` alone, which must install nothing: without libbsd it
+# stops with its one-line hint.
+say "make (no libbsd yet), then make demo && make check in the chroot," \
+    "as root, with CI=true"
 t0=$SECONDS
 status=0
 env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root LANG=C.UTF-8 CI=true ${TERM:+TERM="$TERM"} \
-    timeout -k 30 "$limit" chroot "$root" /bin/sh -c \
-    'cd /root/retry && make demo && make check' </dev/null || status=$?
+    timeout -k 30 "$limit" chroot "$root" /bin/sh -c '
+	set -e
+	cd /root/retry
+	if make >/tmp/make.out 2>&1; then
+		echo "check-fresh: make built retry without libbsd?" >&2
+		exit 1
+	fi
+	cat /tmp/make.out
+	grep -q "^retry: libbsd is missing" /tmp/make.out
+	if dpkg -s libbsd-dev >/dev/null 2>&1; then
+		echo "check-fresh: make installed libbsd-dev" >&2
+		exit 1
+	fi
+	make demo
+	make check' </dev/null || status=$?
 t_run=$((SECONDS - t0))
 
-say "debootstrap ${t_boot} s, make demo && make check ${t_run} s," \
+say "debootstrap ${t_boot} s, make, make demo and make check ${t_run} s," \
     "in all $((SECONDS - start)) s"
 [[ $status -eq 0 ]] ||
-    die "make demo && make check failed in the fresh root (status $status)"
+    die "make, make demo or make check failed in the fresh root" \
+	"(status $status)"
 say "passed"
