@@ -141,8 +141,10 @@ timeout_sends() {
 	wait_markers_gone
 }
 
+# -t leaves the attempt time to start, even on a loaded machine: the
+# first line it runs must come before the timeout.
 @test "RETRY_PREV_STATUS is 124 after a timeout" {
-	run -0 --separate-stderr "$RETRY" -n 2 -b 1ms -j none -t 20ms -- \
+	run -0 --separate-stderr "$RETRY" -n 2 -b 1ms -j none -t 500ms -- \
 	    sh -c 'echo "$RETRY_ATTEMPT:$RETRY_PREV_STATUS" >>"$1/env"
 	    [ "$RETRY_ATTEMPT" = 2 ] || exec sleep "$2"' sh "$WORK" "$MARK"
 	[ "$stderr" = "retry: attempt 1/2 failed (timed out), next in 0.001s" ]
@@ -150,7 +152,7 @@ timeout_sends() {
 }
 
 @test "RETRY_PREV_STATUS is 137 after a timeout that needed KILL" {
-	run -0 --separate-stderr "$RETRY" -n 2 -b 1ms -j none -t 20ms \
+	run -0 --separate-stderr "$RETRY" -n 2 -b 1ms -j none -t 500ms \
 	    -k 10ms -- sh -c 'echo "$RETRY_ATTEMPT:$RETRY_PREV_STATUS" >>"$1/env"
 	    trap "" TERM
 	    [ "$RETRY_ATTEMPT" = 2 ] || exec sleep "$2"' sh "$WORK" "$MARK"
