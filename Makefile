@@ -31,7 +31,7 @@ PKG_CONFIG ?= pkg-config
 # statically where the linker can: one shared library less to load makes
 # start-up measurably cheaper (see bench/results.md).  STATIC_BSD=0 links
 # it as a shared library.
-STATIC_BSD = 1
+STATIC_BSD ?= 1
 LIBBSD	= PKG_CONFIG='$(PKG_CONFIG)' STATIC_BSD='$(STATIC_BSD)' \
 	  sh build-aux/libbsd.sh
 BSD_CFLAGS = `$(LIBBSD) cflags $(CC) $(CFLAGS)`
@@ -42,7 +42,7 @@ HDRS	= src/retry.h
 BATS	?= bats
 TESTS	= tests
 # The suites that need no tool beyond bats, perl and procps: CI runs them
-# against other builds of retry (clang, 32-bit).
+# against its other builds of retry (clang, 32-bit, bmake).
 CORE_TESTS = tests/options.bats tests/duration.bats tests/schedule.bats \
 	     tests/dryrun.bats tests/policy.bats tests/status.bats \
 	     tests/messages.bats tests/environment.bats tests/timeout.bats \
