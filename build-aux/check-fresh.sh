@@ -202,6 +202,7 @@ t0=$SECONDS
 status=0
 env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root LANG=C.UTF-8 CI=true ${TERM:+TERM="$TERM"} \
+    ${http_proxy:+http_proxy="$http_proxy"} \
     timeout -k 30 "$limit" chroot "$root" /bin/sh -c '
 	set -e
 	cd /root/retry
