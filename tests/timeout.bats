@@ -42,8 +42,12 @@ giving_up() {
 	wait_markers_gone
 }
 
+# Where the command must run a line (a trap, an echo) before the timeout
+# or the deadline, -t and -m leave it 300 ms: on a loaded machine 20 ms
+# were not always enough.
+
 @test "a command that ignores the timeout signal is killed: 137" {
-	run -137 --separate-stderr "$RETRY" -n 1 -t 20ms -k 20ms -- \
+	run -137 --separate-stderr "$RETRY" -n 1 -t 300ms -k 20ms -- \
 	    sh -c 'trap "" TERM; exec sleep "$1"' sh "$MARK"
 	giving_up 1 "timed out, killed" "no attempts left"
 	wait_markers_gone
@@ -57,7 +61,7 @@ giving_up() {
 }
 
 @test "-s 9, a number, is KILL too" {
-	run -137 --separate-stderr "$RETRY" -n 1 -t 20ms -s 9 -k inf -- \
+	run -137 --separate-stderr "$RETRY" -n 1 -t 300ms -s 9 -k inf -- \
 	    sh -c 'trap "" TERM; exec sleep "$1"' sh "$MARK"
 	giving_up 1 "timed out, killed" "no attempts left"
 	wait_markers_gone
@@ -126,7 +130,7 @@ timeout_sends() {
 }
 
 @test "--stop-on=timeout stops at the first timeout" {
-	run -124 --separate-stderr "$RETRY" -n 3 -b 1ms -t 20ms \
+	run -124 --separate-stderr "$RETRY" -n 3 -b 1ms -t 300ms \
 	    --stop-on=timeout -- sh -c 'echo "$RETRY_ATTEMPT" >>"$1/attempts";
 	    exec sleep "$2"' sh "$WORK" "$MARK"
 	giving_up 1 "timed out" "not retried"
@@ -135,16 +139,14 @@ timeout_sends() {
 }
 
 @test "--stop-on=timeout stops after a KILL too: 137" {
-	run -137 --separate-stderr "$RETRY" -n 3 -b 1ms -t 20ms -k 10ms \
+	run -137 --separate-stderr "$RETRY" -n 3 -b 1ms -t 300ms -k 10ms \
 	    -x timeout -- sh -c 'trap "" TERM; exec sleep "$1"' sh "$MARK"
 	giving_up 1 "timed out, killed" "not retried"
 	wait_markers_gone
 }
 
-# -t leaves the attempt time to start, even on a loaded machine: the
-# first line it runs must come before the timeout.
 @test "RETRY_PREV_STATUS is 124 after a timeout" {
-	run -0 --separate-stderr "$RETRY" -n 2 -b 1ms -j none -t 500ms -- \
+	run -0 --separate-stderr "$RETRY" -n 2 -b 1ms -j none -t 300ms -- \
 	    sh -c 'echo "$RETRY_ATTEMPT:$RETRY_PREV_STATUS" >>"$1/env"
 	    [ "$RETRY_ATTEMPT" = 2 ] || exec sleep "$2"' sh "$WORK" "$MARK"
 	[ "$stderr" = "retry: attempt 1/2 failed (timed out), next in 0.001s" ]
@@ -152,7 +154,7 @@ timeout_sends() {
 }
 
 @test "RETRY_PREV_STATUS is 137 after a timeout that needed KILL" {
-	run -0 --separate-stderr "$RETRY" -n 2 -b 1ms -j none -t 500ms \
+	run -0 --separate-stderr "$RETRY" -n 2 -b 1ms -j none -t 300ms \
 	    -k 10ms -- sh -c 'echo "$RETRY_ATTEMPT:$RETRY_PREV_STATUS" >>"$1/env"
 	    trap "" TERM
 	    [ "$RETRY_ATTEMPT" = 2 ] || exec sleep "$2"' sh "$WORK" "$MARK"
@@ -184,7 +186,7 @@ timeout_sends() {
 }
 
 @test "-m: the deadline ends a running attempt: 124, no more attempts" {
-	run -124 --separate-stderr "$RETRY" -n 5 -b 1ms -m 50ms -- \
+	run -124 --separate-stderr "$RETRY" -n 5 -b 1ms -m 300ms -- \
 	    sh -c 'echo "$RETRY_ATTEMPT" >>"$1/attempts"; exec sleep "$2"' \
 	    sh "$WORK" "$MARK"
 	giving_up 1 "timed out" "--max-time reached"
@@ -200,7 +202,7 @@ timeout_sends() {
 }
 
 @test "-m: a deadline that needed KILL exits 137" {
-	run -137 --separate-stderr "$RETRY" -n 5 -b 1ms -m 50ms -k 10ms -- \
+	run -137 --separate-stderr "$RETRY" -n 5 -b 1ms -m 300ms -k 10ms -- \
 	    sh -c 'trap "" TERM; exec sleep "$1"' sh "$MARK"
 	giving_up 1 "timed out, killed" "--max-time reached"
 	wait_markers_gone
