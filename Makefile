@@ -17,8 +17,10 @@ BSD_LIBS   = -Wl,-Bstatic `pkg-config --static --libs-only-l libbsd-overlay` \
 	     -Wl,-Bdynamic `pkg-config --libs-only-L libbsd-overlay`
 ALL_CPPFLAGS = -D_GNU_SOURCE $(CPPFLAGS)
 
-SRCS	= src/retry.c src/parse.c src/backoff.c src/proc.c src/spool.c src/log.c
-HDRS	= src/retry.h
+SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
+	  src/format.c src/spool.c src/proc.c src/leftovers.c src/signals.c \
+	  src/clock.c
+HDRS	= src/internal.h
 BATS	?= bats
 TESTS	= tests
 

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "retry.h"
+#include "internal.h"
 
 nsec_t
 nsec_add(nsec_t a, nsec_t b)

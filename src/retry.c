@@ -3,9 +3,25 @@
  * jitter, and exit with the status of the final attempt.
  *
  * This file holds main, the usage text, the attempt loop, the decision
- * after each attempt and the final status.  The schedule is backoff.c's,
- * the processes and signals proc.c's, stdin and stdout replay spool.c's,
- * the progress messages log.c's, and every conversion parse.c's.
+ * after each attempt, the dry run and the final status.  Calls run one
+ * way only, from here down to the leaves; no file below calls one above
+ * it, and none of them keeps state but the signal flags:
+ *
+ *	retry.c		main, the attempt loop, the decision, the status
+ *	 |- options.c	the command line, into a struct config
+ *	 |   `- parse.c	every conversion from a string
+ *	 |- backoff.c	the schedule and the random source
+ *	 |- log.c	progress messages, text or JSON
+ *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
+ *	 `- proc.c	spawning an attempt, waiting, timing it out
+ *	     `- leftovers.c	what an attempt left running, per platform
+ *	format.c	values as text (used by parse.c, log.c, retry.c)
+ *	signals.c	handlers, masks, names, the one wait for events
+ *	clock.c		the monotonic clock
+ *
+ * The last three are leaves that any file above may call.  Every
+ * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c or
+ * signals.c, each with a fallback that says what it gives up.
  */
 #include <err.h>
 #include <errno.h>
@@ -14,7 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "retry.h"
+#include "internal.h"
 
 #define STATUS_BUF	48
 
@@ -66,7 +82,7 @@ static const char help_text[] =
 /* Everything one run of the attempt loop needs. */
 struct run {
 	const struct config *cfg;
-	struct proc	 proc;
+	struct sigstate	 sigs;
 	struct log	 log;
 	struct backoff	 backoff;
 	struct spool	*in;		/* --replay-stdin, or NULL */
@@ -74,13 +90,14 @@ struct run {
 	char		**envp;
 	char		 env_attempt[STATUS_BUF];
 	char		 env_prev[STATUS_BUF];
-	nsec_t		 deadline;	/* 0: none */
+	nsec_t		 t0;		/* when the first attempt started */
+	nsec_t		 deadline;	/* --max-time after t0; 0: none */
 };
 
-static void __attribute__((__noreturn__))
+static _Noreturn void
 usage_error(const char *msg)
 {
-	errx(EXIT_RETRY, "%s; try '%s --help'", msg, getprogname());
+	errx(EXIT_CANCELED, "%s; try '%s --help'", msg, getprogname());
 }
 
 /*
@@ -97,7 +114,7 @@ build_env(struct run *r, char *max)
 	for (e = environ; *e != NULL; e++)
 		n++;
 	if ((env = calloc(n + 4, sizeof(*env))) == NULL)
-		err(EXIT_RETRY, NULL);
+		err(EXIT_CANCELED, NULL);
 	n = 0;
 	for (e = environ; *e != NULL; e++)
 		if (strncmp(*e, "RETRY_ATTEMPT=", 14) != 0 &&
@@ -146,16 +163,15 @@ decide(const struct config *cfg, const struct outcome *o)
 }
 
 /* Exits as the final attempt did: the same code, or the same signal. */
-static void __attribute__((__noreturn__))
+static _Noreturn void
 exit_as(const struct outcome *o)
 {
 	if (o->kind == OUT_SIGNAL)
-		proc_die(o->value);
+		die_by_signal(o->value);
 	exit(o->value);
 }
 
-static void __attribute__((__noreturn__)) stopped(struct run *, long long,
-    int);
+static _Noreturn void stopped(struct run *, long long, int);
 
 /*
  * Sends the held output of attempt k on: to stdout when it is the final
@@ -169,26 +185,26 @@ release_output(struct run *r, long long k, bool final)
 
 	if (r->held == -1)
 		return;
-	rc = spool_stdout_flush(&r->proc, r->held, final ? STDOUT_FILENO :
+	rc = spool_stdout_flush(&r->sigs, r->held, final ? STDOUT_FILENO :
 	    STDERR_FILENO);
 	if (rc > 0)
 		stopped(r, k, rc);
 	if (rc == 0 || !final)
 		return;
-	if (errno == EPIPE && proc_sigpipe_default(&r->proc))
-		proc_die(SIGPIPE);
-	err(EXIT_RETRY, "standard output");
+	if (errno == EPIPE && signals_sigpipe_default(&r->sigs))
+		die_by_signal(SIGPIPE);
+	err(EXIT_CANCELED, "standard output");
 }
 
 /* retry was asked to stop by sig after attempt k: it dies by sig. */
-static void __attribute__((__noreturn__))
+static _Noreturn void
 stopped(struct run *r, long long k, int sig)
 {
 	log_stopped(&r->log, k, sig);
-	proc_die(sig);
+	die_by_signal(sig);
 }
 
-static void __attribute__((__noreturn__))
+static _Noreturn void
 finish(struct run *r, long long k, const struct outcome *o,
     const char *reason)
 {
@@ -200,16 +216,17 @@ static void
 run_attempt(struct run *r, long long k, const struct outcome *prev,
     struct outcome *o)
 {
-	struct attempt_io io = { -1, -1, NULL };
+	struct attempt_io io;
 
 	set_attempt_env(r, k, prev);
-	spool_stdin_prepare(r->in, &io);
+	io.in = spool_stdin_prepare(r->in, &io.pump);
+	io.out = -1;
 	if (r->held != -1) {
 		spool_stdout_reset(r->held);
 		io.out = r->held;
 	}
 	log_attempt_start(&r->log, k);
-	proc_run(&r->proc, r->cfg, r->envp, &io, r->deadline, o);
+	proc_run(&r->sigs, r->cfg, r->envp, &io, r->deadline, o);
 	spool_stdin_finish(r->in);
 	if (o->kind == OUT_NOEXEC)
 		warnx("cannot run %s: %s", r->cfg->argv[0], strerror(o->error));
@@ -223,18 +240,19 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	nsec_t sleep = backoff_next(&r->backoff, k), now;
 	int sig;
 
-	now = proc_now();
+	now = mono_now();
 	if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 		return "the next sleep would pass --max-time";
-	if ((sig = proc_clear_leftovers(&r->proc, r->cfg)) != 0)
+	if ((sig = proc_clear_leftovers(&r->sigs, r->cfg)) != 0)
 		stopped(r, k, sig);
 	/* Leftovers can take --kill-after to clear: past the deadline? */
-	if (r->deadline != 0 && proc_now() >= r->deadline)
+	if (r->deadline != 0 && mono_now() >= r->deadline)
 		return "--max-time reached";
 	release_output(r, k, false);
-	log_retrying(&r->log, k, o, sleep, &r->cfg->sched);
-	sig = proc_sleep(&r->proc, nsec_add(now, sleep),
-	    r->log.countdown ? log_countdown : NULL, &r->log);
+	log_retrying(&r->log, k, o, sleep, backoff_window(&r->cfg->sched, k),
+	    &r->cfg->sched.jitter);
+	sig = proc_sleep(&r->sigs, nsec_add(now, sleep),
+	    log_counts_down(&r->log) ? log_countdown : NULL, &r->log);
 	log_sleep_done(&r->log);
 	if (sig != 0)
 		stopped(r, k, sig);
@@ -242,7 +260,7 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 }
 
 /* The attempt loop; never returns. */
-static void __attribute__((__noreturn__))
+static _Noreturn void
 retry_loop(struct run *r)
 {
 	const struct config *cfg = r->cfg;
@@ -337,7 +355,7 @@ dry_run(const struct config *cfg)
 		printf("# attempts are unlimited: the first %d are shown\n",
 		    DRYRUN_UNLIMITED_ROWS);
 	if (fflush(stdout) == EOF || ferror(stdout))
-		err(EXIT_RETRY, "standard output");
+		err(EXIT_CANCELED, "standard output");
 	return 0;
 }
 
@@ -348,7 +366,8 @@ setup_run(struct run *r, const struct config *cfg, char *max_env)
 	r->cfg = cfg;
 	r->held = -1;
 	log_open(&r->log, cfg);
-	proc_init(&r->proc, cfg);
+	signals_init(&r->sigs);
+	proc_init(cfg);
 	backoff_init(&r->backoff, &cfg->sched, cfg->seeded, cfg->seed);
 	if (cfg->attempts == 0)
 		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=inf");
@@ -375,10 +394,10 @@ main(int argc, char *argv[])
 		fputs(usage_text, stdout);
 		fputs("\n", stdout);
 		fputs(help_text, stdout);
-		return fflush(stdout) == EOF ? EXIT_RETRY : 0;
+		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
 	case PARSE_VERSION:
 		printf("retry %s\n", RETRY_VERSION);
-		return fflush(stdout) == EOF ? EXIT_RETRY : 0;
+		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
 	case PARSE_ERROR:
 		usage_error(msg);
 	case PARSE_OK:
@@ -387,12 +406,13 @@ main(int argc, char *argv[])
 	if (cfg.dry_run)
 		return dry_run(&cfg);
 	setup_run(&run, &cfg, max_env);
-	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.proc,
-	    nsec_add(proc_now(), backoff_splay(&run.backoff)), NULL,
+	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.sigs,
+	    nsec_add(mono_now(), backoff_splay(&run.backoff)), NULL,
 	    NULL)) != 0)
-		proc_die(sig);
-	log_start(&run.log, &cfg);
+		die_by_signal(sig);
+	run.t0 = mono_now();
 	if (cfg.max_time != 0)
-		run.deadline = nsec_add(run.log.t0, cfg.max_time);
+		run.deadline = nsec_add(run.t0, cfg.max_time);
+	log_start(&run.log, &cfg, run.t0);
 	retry_loop(&run);
 }

@@ -1,0 +1,157 @@
+/*
+ * leftovers.c: finding and signalling what an attempt left running.
+ *
+ * An attempt's processes are those that descend from retry and share its
+ * process group.  Without --foreground retry leads a group of its own, as
+ * timeout(1) does.  Signals go to each such process by pid, never to the
+ * whole group: in an interactive pipeline the shell puts the other
+ * commands of the pipeline into retry's group too.
+ *
+ * On Linux retry is a child subreaper, so what an attempt orphans stays
+ * its descendant, and the group's members are read from /proc.  Elsewhere
+ * no leftover is found: only the command itself is signalled and waited
+ * for, and what it left running in the background is left alone.
+ */
+#include <sys/types.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifdef __linux__
+struct member {
+	pid_t	pid;
+	pid_t	ppid;
+	bool	zombie;
+};
+
+void
+leftovers_init(void)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+/* Reads "pid (comm) state ppid pgrp" from /proc/PID/stat. */
+static bool
+read_stat(const char *pid, struct member *m, pid_t *pgrp)
+{
+	char path[64], buf[512], *p, state;
+	ssize_t n;
+	int fd, ppid, grp;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %c %d %d", &state, &ppid, &grp) != 3)
+		return false;
+	m->pid = (pid_t)atoi(buf);
+	m->ppid = (pid_t)ppid;
+	m->zombie = state == 'Z' || state == 'X';
+	*pgrp = (pid_t)grp;
+	return true;
+}
+
+/* Every process of retry's process group but retry itself. */
+static size_t
+scan_group(pid_t self, struct member **out)
+{
+	struct member *v = NULL, m, *nv;
+	struct dirent *d;
+	size_t n = 0, cap = 0;
+	pid_t grp, mine = getpgrp();
+	DIR *dir;
+
+	if ((dir = opendir("/proc")) == NULL)
+		return 0;
+	while ((d = readdir(dir)) != NULL) {
+		if (!isdigit((unsigned char)d->d_name[0]) ||
+		    !read_stat(d->d_name, &m, &grp) || grp != mine ||
+		    m.pid == self)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
+				break;
+			v = nv;
+		}
+		v[n++] = m;
+	}
+	closedir(dir);
+	*out = v;
+	return n;
+}
+
+/* Whether v[i] descends from retry through members of its group. */
+static bool
+descends(const struct member *v, size_t n, size_t i, pid_t self)
+{
+	pid_t p = v[i].ppid;
+	size_t hops, j;
+
+	for (hops = 0; hops < n + 1; hops++) {
+		if (p == self)
+			return true;
+		for (j = 0; j < n && v[j].pid != p; j++)
+			continue;
+		if (j == n)
+			return false;
+		p = v[j].ppid;
+	}
+	return false;
+}
+
+/*
+ * Sends sig to every living process of the attempt but skip; a stopped
+ * process also gets SIGCONT so that it can act on the signal.  Returns
+ * how many it reached; with sig 0 it only counts them.
+ */
+size_t
+leftovers_signal(pid_t self, pid_t skip, int sig)
+{
+	struct member *v = NULL;
+	size_t n, i, count = 0;
+	bool cont = sig != 0 && sig != SIGKILL && sig != SIGCONT;
+
+	n = scan_group(self, &v);
+	for (i = 0; i < n; i++) {
+		if (v[i].pid == skip || v[i].zombie || !descends(v, n, i, self))
+			continue;
+		if (kill(v[i].pid, sig) == 0)
+			count++;
+		if (cont)
+			kill(v[i].pid, SIGCONT);
+	}
+	free(v);
+	return count;
+}
+#else
+void
+leftovers_init(void)
+{
+}
+
+size_t
+leftovers_signal(pid_t self, pid_t skip, int sig)
+{
+	(void)self;
+	(void)skip;
+	(void)sig;
+	return 0;
+}
+#endif
