@@ -182,7 +182,7 @@ void		 log_countdown(nsec_t, void *);
 void		 log_sleep_done(struct log *);
 void		 log_finish(struct log *, long long, const struct outcome *,
 		    const char *);
-void		 log_stopped(struct log *, long long, int);
+void		 log_stopped(struct log *, long long, int, int);
 
 /* format.c: values as text, for the log, the dry run and the parser. */
 int		 format_seconds(char *, size_t, nsec_t);
@@ -192,42 +192,53 @@ const char	*format_jitter(const struct jitter *, char *, size_t);
 
 /*
  * spool.c: --replay-stdin and --hold-stdout, and every copy between
- * descriptors.  The attempt's wait loop services the spool's descriptors
+ * descriptors.  The attempt's wait loop services the spools' descriptors
  * through a struct io_pump, which knows nothing of spools.
  */
-struct spool;
 struct io_pump {
 	/* Fills up to max descriptors to wait for; returns how many. */
 	int	(*fds)(void *, struct pollfd *, int);
-	/* Acts on the descriptors that fds() filled, after the wait. */
-	void	(*service)(void *, const struct pollfd *, int);
+	/* Acts on what fds() filled in after the wait: 0 or an errno. */
+	int	(*service)(void *, const struct pollfd *, int);
+	/* Whether the attempt's output is complete. */
+	bool	(*done)(void *);
+	/* Reports what service() failed at and exits: the attempt is gone. */
+	void	(*fail)(void *, int);
 	void	*arg;
 };
-struct sigstate;
-struct spool	*spool_stdin_open(void);
-int		 spool_stdin_prepare(struct spool *, struct io_pump *);
-void		 spool_stdin_finish(struct spool *);
-int		 spool_stdout_open(void);
-void		 spool_stdout_reset(int);
-int		 spool_stdout_flush(const struct sigstate *, int, int);
-
-/* proc.c: spawning an attempt, waiting for it, timing it out. */
 struct attempt_io {
-	int		 in;	/* the command's stdin, closed once spawned */
-	int		 out;	/* the command's stdout, kept open */
+	int		 in;	/* the command's stdin, or -1: retry's own */
+	int		 out;	/* the command's stdout, or -1: retry's own */
 	struct io_pump	 pump;	/* extra descriptors, or fds NULL */
 };
+struct spools;
+struct sigstate;
+struct spools	*spools_open(bool, bool);
+void		 spools_begin(struct spools *, struct attempt_io *);
+void		 spools_end(struct spools *);
+int		 spools_flush(const struct sigstate *, const struct spools *,
+		    int);
+
+/* proc.c: spawning an attempt, waiting for it, timing it out. */
 void		 proc_init(const struct config *);
 void		 proc_run(const struct sigstate *, const struct config *,
 		    char **, struct attempt_io *, nsec_t, struct outcome *);
 int		 proc_sleep(const struct sigstate *, nsec_t,
 		    void (*)(nsec_t, void *), void *);
 int		 proc_clear_leftovers(const struct sigstate *,
-		    const struct config *);
+		    const struct config *, nsec_t);
 
 /* leftovers.c: the processes an attempt left behind, per platform. */
+#define LEFTOVER_WATCH	32
+struct leftovers {
+	int		 pidfd[LEFTOVER_WATCH];	/* readable when one ends */
+	int		 npidfd;
+	bool		 watched;	/* every one found has a pidfd */
+};
 void		 leftovers_init(void);
-size_t		 leftovers_signal(pid_t, pid_t, int);
+size_t		 leftovers_signal(pid_t, pid_t, int, bool);
+size_t		 leftovers_watch(struct leftovers *, pid_t);
+void		 leftovers_unwatch(struct leftovers *);
 
 /* signals.c: names, handlers, masks, and the one wait for events. */
 struct sigstate {
@@ -245,12 +256,18 @@ void		 signals_restore(const struct sigstate *);
 bool		 signals_sigpipe_default(const struct sigstate *);
 bool		 signals_child_exited(void);
 void		 signals_child_seen(void);
-int		 signals_first(void);
-int		 signals_latest(void);
-long		 signals_count(void);
+bool		 sig_is_stop(int);
+int		 signals_stop(void);
+int		 signals_next_forward(void);
+void		 signals_drop_forwards(void);
+long		 signals_stops(void);
 _Noreturn void	 die_by_signal(int);
 const char	*sig_name(int, char *, size_t);
 int		 sig_number(const char *);
+
+/* fd.c: the descriptors retry opens for itself, all above 2. */
+int		 fd_above_stdio(int);
+int		 fd_pipe(int [2]);
 
 /* clock.c: the one clock that every deadline is measured on. */
 nsec_t		 mono_now(void);

@@ -8,13 +8,17 @@
  * commands of the pipeline into retry's group too.
  *
  * On Linux retry is a child subreaper, so what an attempt orphans stays
- * its descendant, and the group's members are read from /proc.  Elsewhere
- * no leftover is found: only the command itself is signalled and waited
- * for, and what it left running in the background is left alone.
+ * its descendant, and the group's members are read from /proc.  Waiting
+ * for them costs nothing while they live: a pidfd for each (up to
+ * LEFTOVER_WATCH of them) becomes readable when it ends, and only then is
+ * /proc read again.  Elsewhere no leftover is found: only the command
+ * itself is signalled and waited for, and what it left running in the
+ * background is left alone.
  */
 #include <sys/types.h>
 #ifdef __linux__
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #endif
 
 #include <ctype.h>
@@ -117,16 +121,15 @@ descends(const struct member *v, size_t n, size_t i, pid_t self)
 }
 
 /*
- * Sends sig to every living process of the attempt but skip; a stopped
- * process also gets SIGCONT so that it can act on the signal.  Returns
- * how many it reached; with sig 0 it only counts them.
+ * Sends sig to every living process of the attempt but skip, and then
+ * SIGCONT when cont is set, so that a stopped process can act on the
+ * signal.  Returns how many it reached; with sig 0 it only counts them.
  */
 size_t
-leftovers_signal(pid_t self, pid_t skip, int sig)
+leftovers_signal(pid_t self, pid_t skip, int sig, bool cont)
 {
 	struct member *v = NULL;
 	size_t n, i, count = 0;
-	bool cont = sig != 0 && sig != SIGKILL && sig != SIGCONT;
 
 	n = scan_group(self, &v);
 	for (i = 0; i < n; i++) {
@@ -140,6 +143,72 @@ leftovers_signal(pid_t self, pid_t skip, int sig)
 	free(v);
 	return count;
 }
+
+void
+leftovers_unwatch(struct leftovers *lw)
+{
+	while (lw->npidfd > 0)
+		close(lw->pidfd[--lw->npidfd]);
+	lw->watched = false;
+}
+
+/*
+ * A pidfd for pid, while it is still the living member of retry's group
+ * that the scan saw: checked after the open, so that a pid reused in
+ * between is not watched.
+ */
+static int
+open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	struct member m;
+	char name[24];
+	pid_t grp;
+	int fd;
+
+	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1)
+		return -1;
+	snprintf(name, sizeof(name), "%ld", (long)pid);
+	if (!read_stat(name, &m, &grp) || grp != getpgrp() || m.zombie) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+/*
+ * Finds the attempt's living processes again and watches each through a
+ * pidfd; lw->watched tells whether every one has one.  Returns how many
+ * there are.
+ */
+size_t
+leftovers_watch(struct leftovers *lw, pid_t self)
+{
+	struct member *v = NULL;
+	size_t n, i, count = 0;
+	int fd;
+
+	leftovers_unwatch(lw);
+	lw->watched = true;
+	n = scan_group(self, &v);
+	for (i = 0; i < n; i++) {
+		if (v[i].zombie || !descends(v, n, i, self))
+			continue;
+		count++;
+		if (lw->npidfd < LEFTOVER_WATCH &&
+		    (fd = open_pidfd(v[i].pid)) != -1)
+			lw->pidfd[lw->npidfd++] = fd;
+		else
+			lw->watched = false;
+	}
+	free(v);
+	return count;
+}
+
 #else
 void
 leftovers_init(void)
@@ -147,11 +216,27 @@ leftovers_init(void)
 }
 
 size_t
-leftovers_signal(pid_t self, pid_t skip, int sig)
+leftovers_signal(pid_t self, pid_t skip, int sig, bool cont)
 {
 	(void)self;
 	(void)skip;
 	(void)sig;
+	(void)cont;
+	return 0;
+}
+
+void
+leftovers_unwatch(struct leftovers *lw)
+{
+	lw->npidfd = 0;
+	lw->watched = true;
+}
+
+size_t
+leftovers_watch(struct leftovers *lw, pid_t self)
+{
+	(void)self;
+	leftovers_unwatch(lw);
 	return 0;
 }
 #endif

@@ -73,8 +73,9 @@ log_open(struct log *lg, const struct config *cfg)
 	lg->format = cfg->log_format;
 	lg->verbosity = cfg->verbosity;
 	lg->max = cfg->attempts;
-	if (cfg->log_file != NULL && (lg->fd = open(cfg->log_file,
-	    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) == -1)
+	if (cfg->log_file != NULL && (lg->fd = fd_above_stdio(open(
+	    cfg->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+	    0666))) == -1)
 		err(EXIT_CANCELED, "--log-file %s", cfg->log_file);
 	lg->countdown = lg->format == LOG_TEXT && lg->verbosity >= 0 &&
 	    isatty(lg->fd);
@@ -408,11 +409,12 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 }
 
 /*
- * retry dies by sig after attempt k (0: during the splay).  Text mode
- * stays quiet, as a killed command would; JSON gets its summary.
+ * A stop signal ended the run during or after attempt k (0: during the
+ * splay); retry exits with status.  Text mode stays quiet, as a killed
+ * command would; JSON gets its summary.
  */
 void
-log_stopped(struct log *lg, long long k, int sig)
+log_stopped(struct log *lg, long long k, int sig, int status)
 {
 	char buf[256], d[32], name[16], reason[32];
 
@@ -423,7 +425,7 @@ log_stopped(struct log *lg, long long k, int sig)
 	    sig_name(sig, name, sizeof(name)));
 	json_begin(lg, buf, sizeof(buf), "summary");
 	json_field(buf, sizeof(buf), ",\"attempts\":%lld,\"elapsed\":%s,"
-	    "\"status\":%d,\"reason\":", k, d, 128 + sig);
+	    "\"status\":%d,\"reason\":", k, d, status);
 	json_string(buf, sizeof(buf), reason);
 	json_end(lg, buf, sizeof(buf));
 }

@@ -193,6 +193,9 @@ check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
 	}
 	if (s->cap < s->base)
 		s->cap = s->base;
+	/* As in timeout(1), -k 0 sends no KILL at all. */
+	if (cfg->kill_after == 0)
+		cfg->kill_after = NSEC_INF;
 	if (!cfg->dry_run && cfg->argv == NULL) {
 		snprintf(err, len, "no command given");
 		return false;

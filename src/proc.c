@@ -24,30 +24,36 @@
 #include "internal.h"
 
 #define MAX_POLL_FDS	4
-#define LEFTOVER_POLL	(20 * NSEC_PER_MSEC)
+/* Where no pidfd tells when a leftover ends: look again this often. */
+#define LEFTOVER_POLL		(20 * NSEC_PER_MSEC)
+#define LEFTOVER_POLL_MAX	NSEC_PER_SEC
 
 /*
- * Whether retry belongs to the foreground job of its terminal.  In
- * `producer | retry cmd` the shell makes the producer the job's leader;
- * a group of retry's own would then take the command off the terminal
- * (SIGTTIN) and out of the reach of Control-C.
+ * Whether retry has a controlling terminal.  With one, job control is
+ * the shell's: retry stays in the job it was started in, so that the
+ * terminal's signals reach the command, the command can read the
+ * terminal once the job is in the foreground, and `fg` finds them both.
  */
 static bool
-in_foreground_job(void)
+has_terminal(void)
 {
-	pid_t grp = getpgrp();
 	int fd;
 
-	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
-		if (tcgetpgrp(fd) == grp)
-			return true;
-	return false;
+	if ((fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC)) == -1)
+		return false;
+	close(fd);
+	return true;
 }
 
+/*
+ * Away from a terminal (cron, CI, setsid) retry leads a process group of
+ * its own, as timeout(1) does, so that what the command starts there is
+ * told from the caller's other processes.
+ */
 void
 proc_init(const struct config *cfg)
 {
-	if (!cfg->foreground && getpgrp() != getpid() && !in_foreground_job())
+	if (!cfg->foreground && getpgrp() != getpid() && !has_terminal())
 		setpgid(0, 0);
 	leftovers_init();
 }
@@ -81,20 +87,35 @@ have_children(void)
 
 /*
  * Sends sig to the command (pid, while not reaped) and to every living
- * process of the attempt; see leftovers_signal().  Returns how many
- * processes it reached; with sig 0 it only counts them.
+ * process of the attempt, then SIGCONT when cont is set; see
+ * leftovers_signal().  Returns how many processes it reached.
  */
 static size_t
-signal_attempt(const struct sigstate *ss, pid_t pid, int sig)
+signal_attempt(const struct sigstate *ss, pid_t pid, int sig, bool cont)
 {
 	size_t count = 0;
 
 	if (pid > 0 && kill(pid, sig) == 0) {
 		count++;
-		if (sig != 0 && sig != SIGKILL && sig != SIGCONT)
+		if (cont)
 			kill(pid, SIGCONT);
 	}
-	return count + leftovers_signal(ss->self, pid, sig);
+	return count + leftovers_signal(ss->self, pid, sig, cont);
+}
+
+/*
+ * Passes on every signal that came since the last call, once for each
+ * time it came; pid is 0 once the command is reaped.  A stop signal also
+ * wakes a stopped process, so that it can act on it; other signals leave
+ * a stopped process stopped, as they would without retry.
+ */
+static void
+pass_on(const struct sigstate *ss, pid_t pid)
+{
+	int sig;
+
+	while ((sig = signals_next_forward()) != 0)
+		signal_attempt(ss, pid, sig, sig_is_stop(sig));
 }
 
 static void
@@ -143,7 +164,7 @@ spawn(const struct sigstate *ss, char **argv, char **envp,
 	pid_t pid;
 	int ep[2], e = 0, st;
 
-	if (pipe2(ep, O_CLOEXEC) == -1)
+	if (fd_pipe(ep) == -1)
 		err(EXIT_CANCELED, "pipe");
 	if ((pid = fork()) == -1)
 		err(EXIT_CANCELED, "fork");
@@ -164,8 +185,6 @@ struct watch {
 	pid_t	pid;
 	nsec_t	limit;		/* timeout or deadline, 0: none */
 	nsec_t	kill_at;	/* when to send SIGKILL, 0: not yet */
-	int	forwarded;	/* the first signal passed on, 0: none */
-	long	seen;		/* signals_count() when last passed on */
 	bool	expired;
 	bool	killed;
 };
@@ -179,25 +198,42 @@ earliest(nsec_t a, nsec_t b)
 }
 
 /*
- * Waits until the attempt's processes left in the group are gone, with
- * SIGKILL at kill_at (0: never).  When interruptible, a signal ends the
- * wait and is returned; otherwise it returns 0 once they are gone.
+ * Waits until the attempt's leftovers are gone, passing on every signal
+ * retry receives, with SIGKILL at kill_at (0: never).  It wakes when one
+ * of them ends, when a signal comes, or at kill_at; only where the kernel
+ * cannot tell it when they end does it look again, less and less often.
+ * Returns 0 once they are gone, or the stop signal that ended the wait.
  */
 static int
-await_group(const struct sigstate *ss, nsec_t kill_at, bool interruptible)
+await_leftovers(const struct sigstate *ss, nsec_t kill_at)
 {
-	while (have_children() && signal_attempt(ss, 0, 0) > 0) {
+	struct leftovers lw = { .npidfd = 0 };
+	struct pollfd fds[LEFTOVER_WATCH];
+	nsec_t poll = LEFTOVER_POLL, wake;
+	int i, sig = 0;
+
+	while (sig == 0 && have_children() &&
+	    leftovers_watch(&lw, ss->self) > 0) {
 		if (kill_at != 0 && mono_now() >= kill_at) {
-			signal_attempt(ss, 0, SIGKILL);
+			leftovers_signal(ss->self, 0, SIGKILL, false);
 			kill_at = 0;
 		}
-		signals_wait(ss, NULL, 0, earliest(kill_at,
-		    mono_now() + LEFTOVER_POLL));
+		for (i = 0; i < lw.npidfd; i++)
+			fds[i] = (struct pollfd){ .fd = lw.pidfd[i],
+			    .events = POLLIN };
+		wake = kill_at;
+		if (!lw.watched) {
+			wake = earliest(kill_at, mono_now() + poll);
+			poll = poll < LEFTOVER_POLL_MAX / 2 ? poll * 2 :
+			    LEFTOVER_POLL_MAX;
+		}
+		signals_wait(ss, fds, lw.npidfd, wake);
 		reap(0, NULL);
-		if (interruptible && signals_first() != 0)
-			return signals_first();
+		pass_on(ss, 0);
+		sig = signals_stop();
 	}
-	return 0;
+	leftovers_unwatch(&lw);
+	return sig;
 }
 
 static void
@@ -207,27 +243,6 @@ escalate_later(struct watch *w, const struct config *cfg, nsec_t now)
 		w->kill_at = nsec_add(now, cfg->kill_after) | 1;
 }
 
-/*
- * Passes on every signal that came since the last call, as timeout(1)
- * does; the first one is the one retry dies by.  pid is 0 once reaped.
- */
-static void
-forward_signals(const struct sigstate *ss, struct watch *w,
-    const struct config *cfg, nsec_t now)
-{
-	if (signals_count() == w->seen)
-		return;
-	w->seen = signals_count();
-	if (w->forwarded == 0) {
-		w->forwarded = signals_first();
-		signal_attempt(ss, w->pid, w->forwarded);
-		escalate_later(w, cfg, now);
-		if (signals_latest() != w->forwarded)
-			signal_attempt(ss, w->pid, signals_latest());
-	} else
-		signal_attempt(ss, w->pid, signals_latest());
-}
-
 /* One step of the watch: forward, time out or kill as due. */
 static void
 watch_step(const struct sigstate *ss, struct watch *w,
@@ -235,17 +250,18 @@ watch_step(const struct sigstate *ss, struct watch *w,
 {
 	nsec_t now = mono_now();
 
-	forward_signals(ss, w, cfg, now);
+	pass_on(ss, w->pid);
 	if (!w->expired && w->limit != 0 && now >= w->limit) {
 		w->expired = true;
-		signal_attempt(ss, w->pid, cfg->timeout_signal);
+		signal_attempt(ss, w->pid, cfg->timeout_signal,
+		    cfg->timeout_signal != SIGKILL);
 		if (cfg->timeout_signal == SIGKILL)
 			w->killed = true;
 		else
 			escalate_later(w, cfg, now);
 	}
 	if (w->kill_at != 0 && now >= w->kill_at) {
-		signal_attempt(ss, w->pid, SIGKILL);
+		signal_attempt(ss, w->pid, SIGKILL, false);
 		w->killed = true;
 		w->kill_at = 0;
 	}
@@ -254,7 +270,6 @@ watch_step(const struct sigstate *ss, struct watch *w,
 static void
 classify(const struct watch *w, int status, struct outcome *o)
 {
-	o->stop_signal = w->forwarded;
 	if (w->expired) {
 		o->kind = OUT_TIMEOUT;
 		o->value = w->killed ? EXIT_KILLED : EXIT_TIMEDOUT;
@@ -267,24 +282,49 @@ classify(const struct watch *w, int status, struct outcome *o)
 	}
 }
 
-/* Waits for the command, servicing the pump, until it is reaped. */
+/*
+ * Waits for the command, servicing the pump, until it is reaped and its
+ * output is complete; returns its wait status.  The limit bounds both:
+ * once it passed and no KILL is to follow, the output is taken as it is.
+ * A pump that fails kills the attempt first, then reports.
+ */
 static int
 watch_attempt(const struct sigstate *ss, struct watch *w,
     const struct config *cfg, const struct io_pump *pump)
 {
 	struct pollfd fds[MAX_POLL_FDS];
-	int nfds, status = 0;
+	int nfds, status = 0, failed = 0;
 
-	/* Only a SIGCHLD, taken in ppoll(), can mean the command ended. */
-	while (!signals_child_exited() || !reap(w->pid, &status)) {
+	for (;;) {
+		/* Only a SIGCHLD, taken in ppoll(), can mean it ended. */
+		if (w->pid != 0 && signals_child_exited() &&
+		    reap(w->pid, &status))
+			w->pid = 0;	/* reaped: never signalled again */
+		if (w->pid == 0 && (failed != 0 || pump->done == NULL ||
+		    pump->done(pump->arg) || (w->expired && w->kill_at == 0)))
+			break;
 		watch_step(ss, w, cfg);
-		nfds = pump->fds != NULL ? pump->fds(pump->arg, fds,
-		    MAX_POLL_FDS) : 0;
+		nfds = failed == 0 && pump->fds != NULL ?
+		    pump->fds(pump->arg, fds, MAX_POLL_FDS) : 0;
 		if (signals_wait(ss, fds, nfds, earliest(w->expired ? 0 :
-		    w->limit, w->kill_at)) > 0)
-			pump->service(pump->arg, fds, nfds);
+		    w->limit, w->kill_at)) > 0 && nfds > 0 &&
+		    (failed = pump->service(pump->arg, fds, nfds)) != 0)
+			signal_attempt(ss, w->pid, SIGKILL, false);
 	}
+	if (failed != 0)
+		pump->fail(pump->arg, failed);
 	return status;
+}
+
+/* The descriptors that are the command's now: retry's copies go. */
+static void
+close_handed_over(struct attempt_io *io)
+{
+	if (io->in >= 0)
+		close(io->in);
+	if (io->out >= 0)
+		close(io->out);
+	io->in = io->out = -1;
 }
 
 /*
@@ -302,10 +342,7 @@ proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
 	memset(o, 0, sizeof(*o));
 	memset(&w, 0, sizeof(w));
 	e = spawn(ss, cfg->argv, envp, io, &w.pid);
-	if (io->in >= 0) {
-		close(io->in);	/* the read end is the command's */
-		io->in = -1;
-	}
+	close_handed_over(io);
 	if (e != 0) {
 		o->kind = OUT_NOEXEC;
 		o->value = e == ENOENT ? EXIT_ENOENT : EXIT_CANNOT_INVOKE;
@@ -320,19 +357,18 @@ proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
 	}
 	status = watch_attempt(ss, &w, cfg, &io->pump);
 	o->duration = mono_now() - start;
-	/* A signal that came as the command ended still ends the run. */
-	w.pid = 0;	/* reaped: never signalled again */
+	/* A signal that came as the command ended still counts. */
 	signals_take_pending(ss);
-	forward_signals(ss, &w, cfg, mono_now());
-	if (w.forwarded != 0)
-		await_group(ss, w.killed ? mono_now() : w.kill_at, false);
+	pass_on(ss, 0);
+	o->stop_signal = signals_stop();
 	o->deadline = o->deadline && w.expired;
 	classify(&w, status, o);
 }
 
 /*
  * Sleeps until the absolute time until, calling tick about four times a
- * second when given.  Returns 0, or the signal that ended the sleep.
+ * second when given.  Returns 0, or the stop signal that ended the sleep;
+ * other signals find no attempt to pass them on to, and are dropped.
  */
 int
 proc_sleep(const struct sigstate *ss, nsec_t until,
@@ -343,8 +379,9 @@ proc_sleep(const struct sigstate *ss, nsec_t until,
 	signals_take_pending(ss);	/* even a sleep of 0 ends on a signal */
 	for (;;) {
 		reap(0, NULL);
-		if (signals_first() != 0)
-			return signals_first();
+		signals_drop_forwards();
+		if (signals_stop() != 0)
+			return signals_stop();
 		if ((now = mono_now()) >= until)
 			return 0;
 		next = until;
@@ -358,24 +395,21 @@ proc_sleep(const struct sigstate *ss, nsec_t until,
 
 /*
  * Before the next attempt: what the last one left running in retry's
- * group gets --signal, then SIGKILL after --kill-after.  Returns 0, or
- * the signal that interrupted the wait.
+ * group gets --signal, then SIGKILL after --kill-after or at the absolute
+ * deadline (0: none), whichever comes first.  Returns 0, or the stop
+ * signal that interrupted the wait.
  */
 int
-proc_clear_leftovers(const struct sigstate *ss, const struct config *cfg)
+proc_clear_leftovers(const struct sigstate *ss, const struct config *cfg,
+    nsec_t deadline)
 {
 	nsec_t kill_at = 0;
-	int sig;
 
 	reap(0, NULL);
-	if (!have_children() || signal_attempt(ss, 0, cfg->timeout_signal) == 0)
+	if (!have_children() || signal_attempt(ss, 0, cfg->timeout_signal,
+	    cfg->timeout_signal != SIGKILL) == 0)
 		return 0;
 	if (cfg->kill_after != NSEC_INF)
 		kill_at = nsec_add(mono_now(), cfg->kill_after);
-	if ((sig = await_group(ss, kill_at, true)) != 0) {
-		/* The run stops: what is left gets the signal too. */
-		signal_attempt(ss, 0, sig);
-		await_group(ss, kill_at, false);
-	}
-	return sig;
+	return await_leftovers(ss, earliest(kill_at, deadline));
 }

@@ -85,8 +85,7 @@ struct run {
 	struct sigstate	 sigs;
 	struct log	 log;
 	struct backoff	 backoff;
-	struct spool	*in;		/* --replay-stdin, or NULL */
-	int		 held;		/* --hold-stdout file, or -1 */
+	struct spools	*spools;	/* -I and -O, or NULL */
 	char		**envp;
 	char		 env_attempt[STATUS_BUF];
 	char		 env_prev[STATUS_BUF];
@@ -183,9 +182,9 @@ release_output(struct run *r, long long k, bool final)
 {
 	int rc;
 
-	if (r->held == -1)
+	if (!r->cfg->hold_stdout)
 		return;
-	rc = spool_stdout_flush(&r->sigs, r->held, final ? STDOUT_FILENO :
+	rc = spools_flush(&r->sigs, r->spools, final ? STDOUT_FILENO :
 	    STDERR_FILENO);
 	if (rc > 0)
 		stopped(r, k, rc);
@@ -196,11 +195,11 @@ release_output(struct run *r, long long k, bool final)
 	err(EXIT_CANCELED, "standard output");
 }
 
-/* retry was asked to stop by sig after attempt k: it dies by sig. */
+/* A stop signal came after attempt k, between attempts: retry dies by it. */
 static _Noreturn void
 stopped(struct run *r, long long k, int sig)
 {
-	log_stopped(&r->log, k, sig);
+	log_stopped(&r->log, k, sig, 128 + sig);
 	die_by_signal(sig);
 }
 
@@ -219,15 +218,10 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 	struct attempt_io io;
 
 	set_attempt_env(r, k, prev);
-	io.in = spool_stdin_prepare(r->in, &io.pump);
-	io.out = -1;
-	if (r->held != -1) {
-		spool_stdout_reset(r->held);
-		io.out = r->held;
-	}
+	spools_begin(r->spools, &io);
 	log_attempt_start(&r->log, k);
 	proc_run(&r->sigs, r->cfg, r->envp, &io, r->deadline, o);
-	spool_stdin_finish(r->in);
+	spools_end(r->spools);
 	if (o->kind == OUT_NOEXEC)
 		warnx("cannot run %s: %s", r->cfg->argv[0], strerror(o->error));
 	log_attempt_end(&r->log, k, o);
@@ -243,7 +237,7 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	now = mono_now();
 	if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 		return "the next sleep would pass --max-time";
-	if ((sig = proc_clear_leftovers(&r->sigs, r->cfg)) != 0)
+	if ((sig = proc_clear_leftovers(&r->sigs, r->cfg, r->deadline)) != 0)
 		stopped(r, k, sig);
 	/* Leftovers can take --kill-after to clear: past the deadline? */
 	if (r->deadline != 0 && mono_now() >= r->deadline)
@@ -270,9 +264,12 @@ retry_loop(struct run *r)
 
 	for (k = 1;; k++) {
 		run_attempt(r, k, k > 1 ? &prev : NULL, &o);
+		/* Asked to stop: this attempt was the last one. */
 		if (o.stop_signal != 0) {
 			release_output(r, k, true);
-			stopped(r, k, o.stop_signal);
+			log_stopped(&r->log, k, o.stop_signal,
+			    outcome_status(&o));
+			exit_as(&o);
 		}
 		switch (decide(cfg, &o)) {
 		case SUCCEED:
@@ -364,7 +361,6 @@ setup_run(struct run *r, const struct config *cfg, char *max_env)
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
-	r->held = -1;
 	log_open(&r->log, cfg);
 	signals_init(&r->sigs);
 	proc_init(cfg);
@@ -375,10 +371,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env)
 		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=%lld",
 		    cfg->attempts);
 	r->envp = build_env(r, max_env);
-	if (cfg->replay_stdin)
-		r->in = spool_stdin_open();
-	if (cfg->hold_stdout)
-		r->held = spool_stdout_open();
+	r->spools = spools_open(cfg->replay_stdin, cfg->hold_stdout);
 }
 
 int

@@ -21,9 +21,9 @@
 #include "internal.h"
 
 static volatile sig_atomic_t got_child;
-static volatile sig_atomic_t got_signal;	/* the first one */
-static volatile sig_atomic_t last_signal;	/* the latest one */
-static volatile sig_atomic_t signal_count;	/* how many came */
+static volatile sig_atomic_t stop_signal;	/* the first INT TERM HUP QUIT */
+static volatile sig_atomic_t to_forward[NSIG];	/* arrivals not passed on */
+static volatile sig_atomic_t stops;		/* how many of those came */
 
 struct signame {
 	const char	*name;
@@ -59,15 +59,26 @@ static const struct signame signames[] = {
 	{ "SYS", SIGSYS },
 };
 
-/* Signals whose default action ends retry and that it forwards. */
+/*
+ * The signals retry catches to pass them on: every catchable one but
+ * CHLD, the job-control signals, and the faults (ILL, SEGV, BUS, FPE,
+ * TRAP, SYS, XCPU, XFSZ), which the kernel raises for a process's own
+ * doing and which no one sends to make a command do something.
+ */
 static const int forwarded[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGABRT, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2,
-	SIGVTALRM, SIGPROF,
+	SIGVTALRM, SIGPROF, SIGWINCH, SIGURG,
+#ifdef SIGIO
+	SIGIO,
+#endif
 #ifdef SIGPOLL
 	SIGPOLL,
 #endif
 #ifdef SIGPWR
 	SIGPWR,
+#endif
+#ifdef SIGINFO
+	SIGINFO,
 #endif
 };
 
@@ -133,19 +144,51 @@ sig_number(const char *s)
 }
 
 static void
-on_child(int sig)
+on_child(int sig, siginfo_t *si, void *ctx)
 {
 	(void)sig;
+	(void)si;
+	(void)ctx;
 	got_child = 1;
 }
 
-static void
-on_signal(int sig)
+/* The signals after which no further attempt starts. */
+bool
+sig_is_stop(int sig)
 {
-	if (got_signal == 0)
-		got_signal = sig;
-	last_signal = sig;
-	signal_count++;
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP ||
+	    sig == SIGQUIT;
+}
+
+/*
+ * Whether the terminal sent sig to its whole foreground job: the command,
+ * in retry's process group, has it already.  Linux tells by si_code;
+ * elsewhere every signal is passed on.
+ */
+static bool
+from_terminal(int sig, const siginfo_t *si)
+{
+#ifdef SI_KERNEL
+	return si != NULL && si->si_code == SI_KERNEL && (sig == SIGINT ||
+	    sig == SIGQUIT || sig == SIGHUP || sig == SIGWINCH);
+#else
+	(void)sig;
+	(void)si;
+	return false;
+#endif
+}
+
+static void
+on_signal(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	if (sig_is_stop(sig)) {
+		if (stop_signal == 0)
+			stop_signal = sig;
+		stops++;
+	}
+	if (!from_terminal(sig, si))
+		to_forward[sig]++;
 }
 
 bool
@@ -161,31 +204,56 @@ signals_child_seen(void)
 	got_child = 0;
 }
 
+/* The first stop signal that came (INT, TERM, HUP, QUIT), or 0. */
 int
-signals_first(void)
+signals_stop(void)
 {
-	return got_signal;
+	return stop_signal;
 }
 
+/*
+ * The next signal to pass on, once for each time it came, or 0.  The
+ * handlers run only inside ppoll(), so nothing changes under this.
+ */
 int
-signals_latest(void)
+signals_next_forward(void)
 {
-	return last_signal;
+	int sig;
+
+	for (sig = 1; sig < NSIG; sig++)
+		if (to_forward[sig] > 0) {
+			to_forward[sig]--;
+			return sig;
+		}
+	return 0;
 }
 
+/* Between attempts there is no one to pass signals on to. */
+void
+signals_drop_forwards(void)
+{
+	int sig;
+
+	for (sig = 1; sig < NSIG; sig++)
+		to_forward[sig] = 0;
+}
+
+/* How many stop signals came so far: a change means another one came. */
 long
-signals_count(void)
+signals_stops(void)
 {
-	return signal_count;
+	return stops;
 }
 
 static void
-handle(struct sigstate *ss, int sig, void (*fn)(int), bool always)
+handle(struct sigstate *ss, int sig, void (*fn)(int, siginfo_t *, void *),
+    bool always)
 {
 	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = fn;
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO;
 	sigfillset(&sa.sa_mask);
 	/* Install first and look back: one system call in the usual case. */
 	if (sigaction(sig, &sa, &old) == -1)
@@ -221,18 +289,25 @@ install_handlers(struct sigstate *ss)
 }
 
 /*
- * A write to a closed pipe must become EPIPE for retry, never its death;
- * the command gets the disposition retry was started with.
+ * Signals retry ignores for its own sake, remembering which were ignored
+ * already: a write to a closed pipe must become EPIPE for retry, never
+ * its death, and a background job's read or write of the terminal must
+ * not stop retry with it (the kernel stops the whole job).  The command
+ * gets the dispositions retry was started with.
  */
 static void
-ignore_sigpipe(struct sigstate *ss)
+ignore_for_self(struct sigstate *ss)
 {
+	static const int sigs[] = { SIGPIPE, SIGTTIN, SIGTTOU };
 	struct sigaction sa, old;
+	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
-	if (sigaction(SIGPIPE, &sa, &old) == 0 && old.sa_handler == SIG_IGN)
-		sigaddset(&ss->start_ignored, SIGPIPE);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], &sa, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			sigaddset(&ss->start_ignored, sigs[i]);
 }
 
 bool
@@ -251,7 +326,7 @@ signals_init(struct sigstate *ss)
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &ss->start_mask);
 	install_handlers(ss);
-	ignore_sigpipe(ss);
+	ignore_for_self(ss);
 	/* Keep blocked what retry handles; unblock it only in ppoll(). */
 	sigprocmask(SIG_SETMASK, &ss->start_mask, NULL);
 	sigprocmask(SIG_BLOCK, &ss->handled, NULL);
@@ -300,23 +375,23 @@ signals_take_pending(const struct sigstate *ss)
 
 /*
  * In the child, before execve(), which gives caught signals their default
- * action again: what needs restoring is SIGPIPE, which retry ignores, a
+ * action again: what needs restoring is what retry ignores for itself, a
  * signal that was ignored at start but that retry catches anyway
  * (SIGCHLD), and the mask.
  */
 void
 signals_restore(const struct sigstate *ss)
 {
+	static const int sigs[] = { SIGPIPE, SIGTTIN, SIGTTOU, SIGCHLD };
 	struct sigaction sa;
+	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
-	if (!sigismember(&ss->start_ignored, SIGPIPE)) {
-		sa.sa_handler = SIG_DFL;
-		sigaction(SIGPIPE, &sa, NULL);
-	}
-	if (sigismember(&ss->start_ignored, SIGCHLD)) {
-		sa.sa_handler = SIG_IGN;
-		sigaction(SIGCHLD, &sa, NULL);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sa.sa_handler = sigismember(&ss->start_ignored, sigs[i]) ?
+		    SIG_IGN : SIG_DFL;
+		if (sigs[i] != SIGCHLD || sa.sa_handler == SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
 	}
 	sigprocmask(SIG_SETMASK, &ss->start_mask, NULL);
 }

@@ -9,12 +9,19 @@
  * a pipe, first what is spooled, then what is still to come.  Memory stays
  * bounded and no attempt can deadlock retry, whatever it does with its
  * input: retry never blocks on the pipe and stops feeding when the
- * attempt ends or closes its end.  The feeding runs inside the attempt's
- * wait, through the io_pump that spool_stdin_prepare() fills in.
+ * attempt ends or closes its end.
  *
- * --hold-stdout points each attempt's stdout at an unlinked temporary
- * file; when the attempt ends, retry copies it to stdout (the final
- * attempt) or stderr (an attempt that is retried).
+ * --hold-stdout gives each attempt a pipe for its stdout, never a file
+ * it could seek in or reopen, and drains it into an unlinked temporary
+ * file; the attempt's output is complete when the pipe reaches end of
+ * file, as for a pipeline's reader.  When the attempt ends, retry copies
+ * it to stdout (the final attempt) or stderr (an attempt that is
+ * retried).
+ *
+ * Both run inside the attempt's wait, through the io_pump that
+ * spools_begin() fills in.  A spool that cannot be written (a full disk)
+ * fails the pump: the attempt is killed before retry reports it, so that
+ * no process sees a clean end of file on input that was cut short.
  */
 #include <sys/stat.h>
 #ifdef __linux__
@@ -34,7 +41,7 @@
 #define PULL_SIZE	(1 << 20)
 #define COPY_BUF	16384
 
-struct spool {
+struct stdin_spool {
 	bool	rewind;		/* stdin is a regular file */
 	off_t	start;		/* where it was found */
 	int	file;		/* the spool, or -1 */
@@ -45,22 +52,17 @@ struct spool {
 	bool	writable;	/* the pipe took all it was last offered */
 };
 
-/*
- * Moves fd above 2: were retry started with stdin, stdout or stderr
- * closed, the file would take that number, and what retry writes there
- * (messages, held output) would land in it.
- */
-static int
-above_stdio(int fd)
-{
-	int nfd;
+struct stdout_spool {
+	int	file;		/* the held output */
+	off_t	len;		/* bytes held so far */
+	int	rfd;		/* this attempt's pipe, -1 at end of file */
+};
 
-	if (fd == -1 || fd > STDERR_FILENO)
-		return fd;
-	nfd = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-	close(fd);
-	return nfd;
-}
+struct spools {
+	struct stdin_spool  *in;	/* --replay-stdin, or NULL */
+	struct stdout_spool *out;	/* --hold-stdout, or NULL */
+	const char	    *failed;	/* what could not be written */
+};
 
 /* An unlinked temporary file, mode 0600, in $TMPDIR or /tmp. */
 static int
@@ -74,7 +76,7 @@ open_tmpfile(void)
 		dir = "/tmp";
 #ifdef O_TMPFILE
 	if ((fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) != -1)
-		return above_stdio(fd);
+		return fd_above_stdio(fd);
 #endif
 	if (snprintf(path, sizeof(path), "%s/retry.XXXXXXXXXX", dir) >=
 	    (int)sizeof(path)) {
@@ -84,7 +86,7 @@ open_tmpfile(void)
 	if ((fd = mkostemp(path, O_CLOEXEC)) == -1)
 		return -1;
 	unlink(path);
-	return above_stdio(fd);
+	return fd_above_stdio(fd);
 }
 
 /* Fewer, larger transfers: a pipe of 1 MiB where the kernel allows. */
@@ -102,7 +104,7 @@ grow_pipe(int fd)
 static int
 open_feed_pipe(int p[2])
 {
-	if (pipe2(p, O_CLOEXEC) == -1)
+	if (fd_pipe(p) == -1)
 		return -1;
 	grow_pipe(p[1]);
 	fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK);
@@ -165,23 +167,23 @@ take_stream(int in, int out, off_t off, size_t len)
 /*
  * Copies size bytes of the file in to out.  Where out is a pipe, the copy
  * does not block and retry waits for room in ppoll(), so that a reader
- * that stops reading cannot keep retry from a signal.  A signal that came
- * before the copy began is the one retry is about to die by, after the
- * output: only a further one interrupts.  Returns 0, -1 with errno, or
- * the signal to die by.
+ * that stops reading cannot keep retry from a stop signal.  One that came
+ * before the copy began ended the attempt whose output this is: only a
+ * further one interrupts.  Returns 0, -1 with errno, or the signal to die
+ * by.
  */
 static int
 copy_out(const struct sigstate *ss, int in, off_t size, int out)
 {
 	struct pollfd pfd = { .fd = out, .events = POLLOUT };
-	long seen = signals_count();
+	long seen = signals_stops();
 	off_t off = 0;
 	ssize_t n;
 	bool is_pipe = true;
 
 	while (off < size) {
-		if (signals_count() != seen)
-			return signals_first();
+		if (signals_stops() != seen)
+			return signals_stop();
 #ifdef __linux__
 		if (is_pipe) {
 			n = splice(in, &off, out, NULL, (size_t)(size - off),
@@ -206,10 +208,10 @@ copy_out(const struct sigstate *ss, int in, off_t size, int out)
 }
 
 /* NULL when stdin is inherited as it is (a terminal, or closed). */
-struct spool *
-spool_stdin_open(void)
+static struct stdin_spool *
+stdin_open(void)
 {
-	struct spool *sp;
+	struct stdin_spool *sp;
 	struct stat st;
 
 	if (fstat(STDIN_FILENO, &st) == -1)
@@ -235,8 +237,8 @@ spool_stdin_open(void)
 }
 
 /* The attempt ended: whatever it did not take waits for the next one. */
-void
-spool_stdin_finish(struct spool *sp)
+static void
+stdin_finish(struct stdin_spool *sp)
 {
 	if (sp == NULL || sp->wfd == -1)
 		return;
@@ -246,7 +248,7 @@ spool_stdin_finish(struct spool *sp)
 
 /* Sends spooled bytes until the pipe is full; false if it is closed. */
 static bool
-send_spooled(struct spool *sp)
+send_spooled(struct stdin_spool *sp)
 {
 	ssize_t n;
 
@@ -264,71 +266,154 @@ send_spooled(struct spool *sp)
 	return true;
 }
 
-static void
-pull_stdin(struct spool *sp)
+/* Whether errno says that a spool file, not the stream, failed. */
+static bool
+spool_full(void)
+{
+	return errno == ENOSPC || errno == EFBIG || errno == EDQUOT ||
+	    errno == EIO;
+}
+
+/* Takes more of stdin; 0, or the errno of a spool that cannot grow. */
+static int
+pull_stdin(struct stdin_spool *sp)
 {
 	ssize_t n;
 
 	n = take_stream(STDIN_FILENO, sp->file, sp->len, PULL_SIZE);
 	if (n > 0)
 		sp->len += n;
-	else if (n == -1 && (errno == ENOSPC || errno == EFBIG ||
-	    errno == EDQUOT))	/* the spool is full: never cut the input */
-		err(EXIT_CANCELED, "--replay-stdin: temporary file");
+	else if (n == -1 && spool_full())
+		return errno;	/* never cut the input short */
 	else if (n == 0 || (errno != EAGAIN && errno != EINTR))
 		sp->eof = true;	/* a read error ends the input too */
+	return 0;
 }
 
 /*
- * The io_pump's descriptors.  stdin is read only once the pipe has taken
- * everything spooled, so retry reads no faster than the attempt.
+ * The feed's descriptor, if any.  stdin is read only once the pipe has
+ * taken everything spooled, so retry reads no faster than the attempt.
  */
 static int
-feed_fds(void *arg, struct pollfd *fds, int max)
+feed_fd(struct stdin_spool *sp, struct pollfd *pfd)
 {
-	struct spool *sp = arg;
-
-	if (sp->wfd == -1 || max < 1)
+	if (sp == NULL || sp->wfd == -1)
 		return 0;
 	if (sp->sent == sp->len && sp->eof) {
-		spool_stdin_finish(sp);	/* all sent: the attempt sees EOF */
+		stdin_finish(sp);	/* all sent: the attempt sees EOF */
 		return 0;
 	}
 	if (sp->sent == sp->len && sp->writable)
-		fds[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		*pfd = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 	else
-		fds[0] = (struct pollfd){ .fd = sp->wfd, .events = POLLOUT };
+		*pfd = (struct pollfd){ .fd = sp->wfd, .events = POLLOUT };
 	return 1;
 }
 
-static void
-feed_service(void *arg, const struct pollfd *fds, int nfds)
+static int
+feed_service(struct stdin_spool *sp, const struct pollfd *pfd)
 {
-	struct spool *sp = arg;
+	int e;
 
-	if (nfds < 1 || fds[0].revents == 0)
-		return;
-	if (fds[0].fd == STDIN_FILENO)
-		pull_stdin(sp);
-	else if (fds[0].revents & (POLLERR | POLLNVAL)) {
-		spool_stdin_finish(sp);	/* the attempt closed its stdin */
-		return;
+	if (pfd->fd == STDIN_FILENO) {
+		if ((e = pull_stdin(sp)) != 0)
+			return e;
+	} else if (pfd->revents & (POLLERR | POLLNVAL)) {
+		stdin_finish(sp);	/* the attempt closed its stdin */
+		return 0;
 	}
 	if (!send_spooled(sp))
-		spool_stdin_finish(sp);
+		stdin_finish(sp);
+	return 0;
+}
+
+/*
+ * Drains the attempt's stdout pipe into the held file, a few large
+ * chunks at a time so that the feed gets its turn; 0, or the errno of a
+ * held file that cannot grow.
+ */
+static int
+drain_service(struct stdout_spool *hp)
+{
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		n = take_stream(hp->rfd, hp->file, hp->len, PULL_SIZE);
+		if (n > 0) {
+			hp->len += n;
+			continue;
+		}
+		if (n == -1 && spool_full())
+			return errno;
+		if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+			close(hp->rfd);	/* end of file: the output is whole */
+			hp->rfd = -1;
+		}
+		break;
+	}
+	return 0;
+}
+
+static int
+pump_fds(void *arg, struct pollfd *fds, int max)
+{
+	struct spools *sps = arg;
+	int n = 0;
+
+	if (max >= 2)
+		n = feed_fd(sps->in, &fds[0]);
+	if (sps->out != NULL && sps->out->rfd != -1 && n < max)
+		fds[n++] = (struct pollfd){ .fd = sps->out->rfd,
+		    .events = POLLIN };
+	return n;
+}
+
+static int
+pump_service(void *arg, const struct pollfd *fds, int nfds)
+{
+	struct spools *sps = arg;
+	int i, e = 0;
+
+	for (i = 0; i < nfds && e == 0; i++) {
+		if (fds[i].revents == 0)
+			continue;
+		if (sps->out != NULL && fds[i].fd == sps->out->rfd) {
+			if ((e = drain_service(sps->out)) != 0)
+				sps->failed = "--hold-stdout: temporary file";
+		} else if ((e = feed_service(sps->in, &fds[i])) != 0)
+			sps->failed = "--replay-stdin: temporary file";
+	}
+	return e;
+}
+
+/* The attempt's output is complete once its stdout pipe is at its end. */
+static bool
+pump_done(void *arg)
+{
+	struct spools *sps = arg;
+
+	return sps->out == NULL || sps->out->rfd == -1;
+}
+
+static _Noreturn void
+pump_fail(void *arg, int error)
+{
+	struct spools *sps = arg;
+
+	errc(EXIT_CANCELED, error, "%s", sps->failed);
 }
 
 /*
  * Sets up stdin for the next attempt: returns the read end of its feed
- * pipe and fills in the pump, or returns -1 when the attempt inherits
- * retry's stdin (rewound, when it is a regular file).
+ * pipe, or -1 when the attempt inherits retry's stdin (rewound, when it
+ * is a regular file).
  */
-int
-spool_stdin_prepare(struct spool *sp, struct io_pump *pump)
+static int
+stdin_begin(struct stdin_spool *sp)
 {
 	int p[2];
 
-	*pump = (struct io_pump){ NULL, NULL, NULL };
 	if (sp == NULL)
 		return -1;
 	if (sp->rewind) {
@@ -341,37 +426,93 @@ spool_stdin_prepare(struct spool *sp, struct io_pump *pump)
 	sp->wfd = p[1];
 	sp->sent = 0;
 	sp->writable = false;
-	*pump = (struct io_pump){ feed_fds, feed_service, sp };
 	return p[0];
 }
 
-int
-spool_stdout_open(void)
+/* Empties the held file; returns the write end of the attempt's pipe. */
+static int
+stdout_begin(struct stdout_spool *hp)
 {
-	int fd;
+	int p[2];
 
-	if ((fd = open_tmpfile()) == -1)
-		err(EXIT_CANCELED, "--hold-stdout: temporary file");
-	return fd;
+	if (hp == NULL)
+		return -1;
+	if (ftruncate(hp->file, 0) == -1)
+		err(EXIT_CANCELED, "--hold-stdout");
+	hp->len = 0;
+	if (fd_pipe(p) == -1)
+		err(EXIT_CANCELED, "pipe");
+	grow_pipe(p[0]);
+	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	hp->rfd = p[0];
+	return p[1];
 }
 
-void
-spool_stdout_reset(int fd)
+static struct stdout_spool *
+stdout_open(void)
 {
-	if (ftruncate(fd, 0) == -1 || lseek(fd, 0, SEEK_SET) == -1)
-		err(EXIT_CANCELED, "--hold-stdout");
+	struct stdout_spool *hp;
+
+	if ((hp = calloc(1, sizeof(*hp))) == NULL)
+		err(EXIT_CANCELED, NULL);
+	if ((hp->file = open_tmpfile()) == -1)
+		err(EXIT_CANCELED, "--hold-stdout: temporary file");
+	hp->rfd = -1;
+	return hp;
+}
+
+/* The spools of --replay-stdin and --hold-stdout, or NULL for neither. */
+struct spools *
+spools_open(bool replay_stdin, bool hold_stdout)
+{
+	struct spools *sps;
+
+	if (!replay_stdin && !hold_stdout)
+		return NULL;
+	if ((sps = calloc(1, sizeof(*sps))) == NULL)
+		err(EXIT_CANCELED, NULL);
+	if (replay_stdin)
+		sps->in = stdin_open();
+	if (hold_stdout)
+		sps->out = stdout_open();
+	return sps;
+}
+
+/* Gives the next attempt its stdin and stdout, and the pump for them. */
+void
+spools_begin(struct spools *sps, struct attempt_io *io)
+{
+	io->in = io->out = -1;
+	io->pump = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
+	if (sps == NULL)
+		return;
+	io->in = stdin_begin(sps->in);
+	io->out = stdout_begin(sps->out);
+	io->pump = (struct io_pump){ pump_fds, pump_service, pump_done,
+	    pump_fail, sps };
+}
+
+/* The attempt ended: its pipes are closed, what it did not read waits. */
+void
+spools_end(struct spools *sps)
+{
+	if (sps == NULL)
+		return;
+	stdin_finish(sps->in);
+	if (sps->out != NULL && sps->out->rfd != -1) {
+		close(sps->out->rfd);
+		sps->out->rfd = -1;
+	}
 }
 
 /*
  * Copies the held output to out: 0, -1 with errno if out failed, or the
- * signal that interrupted the copy.
+ * stop signal that interrupted the copy.  Without --hold-stdout, 0.
  */
 int
-spool_stdout_flush(const struct sigstate *ss, int fd, int out)
+spools_flush(const struct sigstate *ss, const struct spools *sps, int out)
 {
-	struct stat st;
-
-	if (fstat(fd, &st) == -1)
-		err(EXIT_CANCELED, "--hold-stdout");
-	return copy_out(ss, fd, st.st_size, out);
+	if (sps == NULL || sps->out == NULL)
+		return 0;
+	return copy_out(ss, sps->out->file, sps->out->len, out);
 }
