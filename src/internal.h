@@ -228,6 +228,10 @@ int		 proc_sleep(const struct sigstate *, nsec_t,
 int		 proc_clear_leftovers(const struct sigstate *,
 		    const struct config *, nsec_t);
 
+/* spawn.c: starting the command, and telling a failed exec apart. */
+int		 spawn_command(const struct sigstate *, char **, char **,
+		    const struct attempt_io *, pid_t *);
+
 /* leftovers.c: the processes an attempt left behind, per platform. */
 #define LEFTOVER_WATCH	32
 struct leftovers {

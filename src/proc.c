@@ -10,9 +10,6 @@
  */
 #include <sys/types.h>
 #include <sys/wait.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include <err.h>
 #include <errno.h>
@@ -116,69 +113,6 @@ pass_on(const struct sigstate *ss, pid_t pid)
 
 	while ((sig = signals_next_forward()) != 0)
 		signal_attempt(ss, pid, sig, sig_is_stop(sig));
-}
-
-static void
-move_fd(int from, int to)
-{
-	if (from < 0)
-		return;
-	if (from == to)
-		fcntl(to, F_SETFD, 0);
-	else
-		dup2(from, to);
-}
-
-static _Noreturn void
-exec_child(const struct sigstate *ss, char **argv, char **envp,
-    const struct attempt_io *io, int errfd)
-{
-	extern char **environ;
-	int e;
-
-#ifdef __linux__
-	/* If retry is SIGKILLed, the command must not run on unwatched. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != ss->self)
-		_exit(EXIT_CANCELED);
-#endif
-	move_fd(io->in, STDIN_FILENO);
-	move_fd(io->out, STDOUT_FILENO);
-	signals_restore(ss);
-	environ = envp;
-	execvp(argv[0], argv);
-	e = errno;
-	(void)!write(errfd, &e, sizeof(e));
-	_exit(e == ENOENT ? EXIT_ENOENT : EXIT_CANNOT_INVOKE);
-}
-
-/*
- * Starts the command; 0 and the pid, or the errno of a failed exec, told
- * by a close-on-exec pipe so that a command that exits 127 by itself is
- * not taken for one that was not found.
- */
-static int
-spawn(const struct sigstate *ss, char **argv, char **envp,
-    const struct attempt_io *io, pid_t *pidp)
-{
-	pid_t pid;
-	int ep[2], e = 0, st;
-
-	if (fd_pipe(ep) == -1)
-		err(EXIT_CANCELED, "pipe");
-	if ((pid = fork()) == -1)
-		err(EXIT_CANCELED, "fork");
-	if (pid == 0)
-		exec_child(ss, argv, envp, io, ep[1]);
-	close(ep[1]);
-	if (read(ep[0], &e, sizeof(e)) != (ssize_t)sizeof(e))
-		e = 0;
-	close(ep[0]);
-	if (e != 0)
-		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-			continue;
-	*pidp = pid;
-	return e;
 }
 
 struct watch {
@@ -341,7 +275,7 @@ proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
 
 	memset(o, 0, sizeof(*o));
 	memset(&w, 0, sizeof(w));
-	e = spawn(ss, cfg->argv, envp, io, &w.pid);
+	e = spawn_command(ss, cfg->argv, envp, io, &w.pid);
 	close_handed_over(io);
 	if (e != 0) {
 		o->kind = OUT_NOEXEC;
