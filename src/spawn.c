@@ -29,6 +29,8 @@
 
 #include "internal.h"
 
+extern char **environ;
+
 /* Room for execvp's PATH search, which builds each candidate on it. */
 #define CHILD_STACK	(64 * 1024)
 
@@ -68,7 +70,13 @@ child_main(void *arg)
 	move_fd(c->io->in, STDIN_FILENO);
 	move_fd(c->io->out, STDOUT_FILENO);
 	signals_restore(c->ss);
+#ifdef __linux__
+	/* environ is retry's own memory: execvpe() leaves it alone. */
 	execvpe(c->argv[0], c->argv, c->envp);
+#else
+	environ = c->envp;
+	execvp(c->argv[0], c->argv);
+#endif
 	e = errno;
 	c->error = e;
 	if (c->errfd != -1)
