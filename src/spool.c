@@ -50,6 +50,7 @@ struct stdin_spool {
 	int	wfd;		/* this attempt's pipe, -1 when done with */
 	off_t	sent;		/* spooled bytes sent to this attempt */
 	bool	writable;	/* the pipe took all it was last offered */
+	bool	no_tee;		/* stdin is not a pipe: tee(2) cannot help */
 };
 
 struct stdout_spool {
@@ -274,12 +275,51 @@ spool_full(void)
 	    errno == EIO;
 }
 
+/*
+ * Where stdin is a pipe and the attempt has taken all that is spooled,
+ * the next bytes go to the attempt's pipe by tee(2), without a copy, and
+ * then into the spool: the attempt does not wait for them to be read
+ * back.  Returns what tee(2) did (0 at end of input), or -1 with errno,
+ * EINVAL where stdin is not a pipe.
+ */
+static ssize_t
+tee_stdin(struct stdin_spool *sp)
+{
+#ifdef __linux__
+	ssize_t n, m, done;
+
+	if (sp->no_tee || sp->sent != sp->len)
+		return -1;
+	if ((n = tee(STDIN_FILENO, sp->wfd, PULL_SIZE, SPLICE_F_NONBLOCK)) <= 0)
+		return n;
+	for (done = 0; done < n; done += m)
+		if ((m = take_stream(STDIN_FILENO, sp->file, sp->len + done,
+		    (size_t)(n - done))) <= 0)
+			return -1;	/* what was teed must be spooled */
+	sp->len += n;
+	sp->sent += n;
+	return n;
+#else
+	(void)sp;
+	errno = EINVAL;
+	return -1;
+#endif
+}
+
 /* Takes more of stdin; 0, or the errno of a spool that cannot grow. */
 static int
 pull_stdin(struct stdin_spool *sp)
 {
 	ssize_t n;
 
+	if ((n = tee_stdin(sp)) > 0 || (n == -1 && errno == EAGAIN)) {
+		sp->writable = n > 0;
+		return 0;
+	}
+	if (n == -1 && spool_full())
+		return errno;
+	if (n == -1 && errno == EINVAL)
+		sp->no_tee = true;
 	n = take_stream(STDIN_FILENO, sp->file, sp->len, PULL_SIZE);
 	if (n > 0)
 		sp->len += n;
