@@ -241,7 +241,7 @@ struct leftovers {
 };
 void		 leftovers_init(void);
 size_t		 leftovers_signal(pid_t, pid_t, int, bool);
-size_t		 leftovers_watch(struct leftovers *, pid_t);
+size_t		 leftovers_watch(struct leftovers *, pid_t, int, bool);
 void		 leftovers_unwatch(struct leftovers *);
 
 /* signals.c: names, handlers, masks, and the one wait for events. */

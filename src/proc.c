@@ -132,26 +132,31 @@ earliest(nsec_t a, nsec_t b)
 }
 
 /*
- * Waits until the attempt's leftovers are gone, passing on every signal
- * retry receives, with SIGKILL at kill_at (0: never).  It wakes when one
- * of them ends, when a signal comes, or at kill_at; only where the kernel
- * cannot tell it when they end does it look again, less and less often.
- * Returns 0 once they are gone, or the stop signal that ended the wait.
+ * Sends the attempt's leftovers sig, then waits until they are gone,
+ * passing on every signal retry receives, with SIGKILL at kill_at (0:
+ * never).  It wakes when one of them ends, when a signal comes, or at
+ * kill_at, and only then reads /proc again, signalling and watching in
+ * the same pass; only where the kernel cannot tell it when they end does
+ * it look more often, less and less so.  Returns 0 once they are gone,
+ * or the stop signal that ended the wait.
  */
 static int
-await_leftovers(const struct sigstate *ss, nsec_t kill_at)
+await_leftovers(const struct sigstate *ss, int sig, nsec_t kill_at)
 {
 	struct leftovers lw = { .npidfd = 0 };
 	struct pollfd fds[LEFTOVER_WATCH];
 	nsec_t poll = LEFTOVER_POLL, wake;
-	int i, sig = 0;
+	int i, stop = 0;
 
-	while (sig == 0 && have_children() &&
-	    leftovers_watch(&lw, ss->self) > 0) {
+	while (stop == 0 && have_children()) {
 		if (kill_at != 0 && mono_now() >= kill_at) {
-			leftovers_signal(ss->self, 0, SIGKILL, false);
+			sig = SIGKILL;
 			kill_at = 0;
 		}
+		if (leftovers_watch(&lw, ss->self, sig, sig != 0 &&
+		    sig != SIGKILL && sig != SIGCONT) == 0)
+			break;
+		sig = 0;
 		for (i = 0; i < lw.npidfd; i++)
 			fds[i] = (struct pollfd){ .fd = lw.pidfd[i],
 			    .events = POLLIN };
@@ -164,10 +169,10 @@ await_leftovers(const struct sigstate *ss, nsec_t kill_at)
 		signals_wait(ss, fds, lw.npidfd, wake);
 		reap(0, NULL);
 		pass_on(ss, 0);
-		sig = signals_stop();
+		stop = signals_stop();
 	}
 	leftovers_unwatch(&lw);
-	return sig;
+	return stop;
 }
 
 static void
@@ -340,10 +345,8 @@ proc_clear_leftovers(const struct sigstate *ss, const struct config *cfg,
 	nsec_t kill_at = 0;
 
 	reap(0, NULL);
-	if (!have_children() || signal_attempt(ss, 0, cfg->timeout_signal,
-	    cfg->timeout_signal != SIGKILL) == 0)
-		return 0;
 	if (cfg->kill_after != NSEC_INF)
 		kill_at = nsec_add(mono_now(), cfg->kill_after);
-	return await_leftovers(ss, earliest(kill_at, deadline));
+	return await_leftovers(ss, cfg->timeout_signal,
+	    earliest(kill_at, deadline));
 }
