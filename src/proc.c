@@ -20,7 +20,7 @@
 
 #include "internal.h"
 
-#define MAX_POLL_FDS	4
+#define MAX_POLL_FDS	(2 * ATTEMPT_PUMPS)
 /* Where no pidfd tells when a leftover ends: look again this often. */
 #define LEFTOVER_POLL		(20 * NSEC_PER_MSEC)
 #define LEFTOVER_POLL_MAX	NSEC_PER_SEC
@@ -221,8 +221,48 @@ classify(const struct watch *w, int status, struct outcome *o)
 	}
 }
 
+/* The descriptors the pumps wait for, each pump's after the last's. */
+static int
+pumps_fds(const struct io_pump *pump, struct pollfd *fds, int *count)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ATTEMPT_PUMPS; i++) {
+		count[i] = pump[i].fds != NULL ? pump[i].fds(pump[i].arg,
+		    fds + n, MAX_POLL_FDS / ATTEMPT_PUMPS) : 0;
+		n += count[i];
+	}
+	return n;
+}
+
+/* Services each pump's descriptors; returns 0, or the failing pump + 1. */
+static int
+pumps_service(const struct io_pump *pump, const struct pollfd *fds,
+    const int *count, int *error)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ATTEMPT_PUMPS; n += count[i], i++)
+		if (count[i] > 0 && (*error = pump[i].service(pump[i].arg,
+		    fds + n, count[i])) != 0)
+			return i + 1;
+	return 0;
+}
+
+/* Whether every pump is done with the attempt's output. */
+static bool
+pumps_done(const struct io_pump *pump)
+{
+	int i;
+
+	for (i = 0; i < ATTEMPT_PUMPS; i++)
+		if (pump[i].done != NULL && !pump[i].done(pump[i].arg))
+			return false;
+	return true;
+}
+
 /*
- * Waits for the command, servicing the pump, until it is reaped and its
+ * Waits for the command, servicing the pumps, until it is reaped and its
  * output is complete; returns its wait status.  The limit bounds both:
  * once it passed and no KILL is to follow, the output is taken as it is.
  * A pump that fails kills the attempt first, then reports.
@@ -232,26 +272,25 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
     const struct config *cfg, const struct io_pump *pump)
 {
 	struct pollfd fds[MAX_POLL_FDS];
-	int nfds, status = 0, failed = 0;
+	int nfds, count[ATTEMPT_PUMPS], status = 0, failed = 0, error = 0;
 
 	for (;;) {
 		/* Only a SIGCHLD, taken in ppoll(), can mean it ended. */
 		if (w->pid != 0 && signals_child_exited() &&
 		    reap(w->pid, &status))
 			w->pid = 0;	/* reaped: never signalled again */
-		if (w->pid == 0 && (failed != 0 || pump->done == NULL ||
-		    pump->done(pump->arg) || (w->expired && w->kill_at == 0)))
+		if (w->pid == 0 && (failed != 0 || pumps_done(pump) ||
+		    (w->expired && w->kill_at == 0)))
 			break;
 		watch_step(ss, w, cfg);
-		nfds = failed == 0 && pump->fds != NULL ?
-		    pump->fds(pump->arg, fds, MAX_POLL_FDS) : 0;
+		nfds = failed == 0 ? pumps_fds(pump, fds, count) : 0;
 		if (signals_wait(ss, fds, nfds, earliest(w->expired ? 0 :
 		    w->limit, w->kill_at)) > 0 && nfds > 0 &&
-		    (failed = pump->service(pump->arg, fds, nfds)) != 0)
+		    (failed = pumps_service(pump, fds, count, &error)) != 0)
 			signal_attempt(ss, w->pid, SIGKILL, false);
 	}
 	if (failed != 0)
-		pump->fail(pump->arg, failed);
+		pump[failed - 1].fail(pump[failed - 1].arg, error);
 	return status;
 }
 
@@ -263,7 +302,9 @@ close_handed_over(struct attempt_io *io)
 		close(io->in);
 	if (io->out >= 0)
 		close(io->out);
-	io->in = io->out = -1;
+	if (io->err >= 0)
+		close(io->err);
+	io->in = io->out = io->err = -1;
 }
 
 /*
@@ -279,6 +320,7 @@ proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
 	int e, status;
 
 	memset(o, 0, sizeof(*o));
+	o->matched = -1;
 	memset(&w, 0, sizeof(w));
 	e = spawn_command(ss, cfg->argv, envp, io, &w.pid);
 	close_handed_over(io);
@@ -294,7 +336,7 @@ proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
 		w.limit = deadline;
 		o->deadline = true;
 	}
-	status = watch_attempt(ss, &w, cfg, &io->pump);
+	status = watch_attempt(ss, &w, cfg, io->pump);
 	o->duration = mono_now() - start;
 	/* A signal that came as the command ended still counts. */
 	signals_take_pending(ss);

@@ -69,6 +69,7 @@ child_main(void *arg)
 #endif
 	move_fd(c->io->in, STDIN_FILENO);
 	move_fd(c->io->out, STDOUT_FILENO);
+	move_fd(c->io->err, STDERR_FILENO);
 	signals_restore(c->ss);
 #ifdef __linux__
 	/* environ is retry's own memory: execvpe() leaves it alone. */

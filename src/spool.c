@@ -518,18 +518,32 @@ spools_open(bool replay_stdin, bool hold_stdout)
 	return sps;
 }
 
-/* Gives the next attempt its stdin and stdout, and the pump for them. */
+/*
+ * Gives the next attempt its stdin and, when drain is set, its stdout,
+ * and fills in the pump for them.  Without drain the held file is only
+ * emptied: another pump writes it (see spools_held_fd()).
+ */
 void
-spools_begin(struct spools *sps, struct attempt_io *io)
+spools_begin(struct spools *sps, struct attempt_io *io, bool drain)
 {
 	io->in = io->out = -1;
-	io->pump = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
+	io->pump[0] = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
 	if (sps == NULL)
 		return;
 	io->in = stdin_begin(sps->in);
-	io->out = stdout_begin(sps->out);
-	io->pump = (struct io_pump){ pump_fds, pump_service, pump_done,
+	if (drain)
+		io->out = stdout_begin(sps->out);
+	else if (sps->out != NULL && ftruncate(sps->out->file, 0) == -1)
+		err(EXIT_CANCELED, "--hold-stdout");
+	io->pump[0] = (struct io_pump){ pump_fds, pump_service, pump_done,
 	    pump_fail, sps };
+}
+
+/* The --hold-stdout file, or -1. */
+int
+spools_held_fd(const struct spools *sps)
+{
+	return sps != NULL && sps->out != NULL ? sps->out->file : -1;
 }
 
 /* The attempt ended: its pipes are closed, what it did not read waits. */
@@ -552,7 +566,11 @@ spools_end(struct spools *sps)
 int
 spools_flush(const struct sigstate *ss, const struct spools *sps, int out)
 {
+	struct stat st;
+
 	if (sps == NULL || sps->out == NULL)
 		return 0;
-	return copy_out(ss, sps->out->file, sps->out->len, out);
+	if (fstat(sps->out->file, &st) == -1)
+		err(EXIT_CANCELED, "--hold-stdout");
+	return copy_out(ss, sps->out->file, st.st_size, out);
 }
