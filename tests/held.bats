@@ -151,6 +151,9 @@ closed_stdin_stdout() {
 
 @test "-O with stdin and stdout closed: a command that cannot run is still 127" {
 	run -127 --separate-stderr closed_stdin_stdout -n 1 -O -- nosuchcmd
-	[ "$stderr" = "retry: cannot run nosuchcmd: No such file or directory" ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: cannot run nosuchcmd: No such file or directory" ]
+	[[ ${stderr_lines[1]} =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9]+\.[0-9]{3}s:\ exit\ 127\ \(not\ retried\)$ ]]
 	[ "$output" = "" ]
 }

@@ -37,8 +37,9 @@ teardown() {
 }
 
 @test "-k 0 never sends KILL: a timed-out sleep exits 124, every time" {
-	local i
-	for ((i = 0; i < 10; i++)); do
+	# Not "i": bats 1.8's run sets a global i (bats_any_in).
+	local try
+	for ((try = 0; try < 10; try++)); do
 		run -124 --separate-stderr "$RETRY" -q -n 1 -t 50ms -k 0 -- \
 		    sleep "$MARK"
 		[ "$stderr" = "" ]
