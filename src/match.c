@@ -29,8 +29,8 @@
 
 #include "internal.h"
 
-#define LINE_MAX_MATCH	(64 * 1024)
-#define READ_SIZE	(64 * 1024)
+#define LINE_MAX_MATCH	((size_t)64 * 1024)
+#define READ_SIZE	((size_t)64 * 1024)
 
 struct rule {
 	regex_t		 re;
@@ -56,6 +56,19 @@ struct matcher {
 	int		 found;		/* the deciding kind, or -1 */
 	const char	*found_text;
 };
+
+static void
+matcher_free(struct matcher *m)
+{
+	int k, i;
+
+	for (k = 0; k < MATCH_KINDS; k++) {
+		for (i = 0; i < m->nrules[k]; i++)
+			regfree(&m->rules[k][i].re);
+		free(m->rules[k]);
+	}
+	free(m);
+}
 
 /*
  * Compiles the conditions of cfg; NULL without any.  A bad ERE is a
@@ -88,6 +101,7 @@ matcher_open(const struct config *cfg, char *msg, size_t len)
 				    sizeof(why));
 				snprintf(msg, len, "invalid --%s '%s': %s",
 				    names[k], cfg->output[k][i], why);
+				matcher_free(m);
 				return NULL;
 			}
 			m->nrules[k]++;
