@@ -30,7 +30,7 @@ expect_stderr() {
 
 # failed K N OUTCOME SLEEP: the line that says attempt K/N failed.
 failed() {
-	printf 'retry: attempt %d/%d failed (%s), next in %s\n' "$1" "$2" \
+	printf 'retry: attempt %d/%s failed (%s), next in %s\n' "$1" "$2" \
 	    "$3" "${4:-0.000s}"
 }
 
