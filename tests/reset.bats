@@ -103,8 +103,8 @@ sleeps_of() {
 	    --seed "$seed" "$@" \
 	    --on-retry='echo "$RETRY_NEXT_SLEEP" >>"$WORK/sleeps"' -- \
 	    sh -c 'sleep 0.06; exit 1'
-	mapfile -t want < <(failed_lines 7 "exit 1" $(awk \
-	    '{ printf "%.3fs\n", $1 }' "$WORK/sleeps"))
+	mapfile -t s < <(awk '{ printf "%.3fs\n", $1 }' "$WORK/sleeps")
+	mapfile -t want < <(failed_lines 7 "exit 1" "${s[@]}")
 	[ "${#want[@]}" -eq 6 ]
 	expect_stderr "${want[@]}" \
 	    "retry: giving up after 7 attempts in Ts: exit 1 (no attempts left)"
