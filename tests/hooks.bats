@@ -238,30 +238,29 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	[ ! -e "$WORK/gave-up" ]
 }
 
-@test "the deadline during --on-retry: TERM ends it, the run gives up" {
+# deadline_in_hook HOOK OUTCOME LEAST: with -m 500ms -k 100ms, the
+# --on-retry HOOK after attempt 1 is ended at the deadline, its OUTCOME
+# is a warning, and the run gives up after LEAST s (and well before the
+# hook's own end), leaving nothing behind.
+deadline_in_hook() {
 	local t
 	run -1 --separate-stderr "$RETRY" -n 3 -b 0 -m 500ms -k 100ms \
-	    --on-retry='sleep "$MARK"' -- false
+	    --on-retry="$1" -- false
 	expect_stderr "$(failed 1 3 "exit 1")" \
-	    "retry: --on-retry failed (timed out)" \
+	    "retry: --on-retry failed ($2)" \
 	    "retry: giving up after 1 attempt in Ts: exit 1 (--max-time reached)"
 	t=$(gave_up_after)
-	fcmp "$t" '>=' 0.5
+	fcmp "$t" '>=' "$3"
 	fcmp "$t" '<' 3
 	wait_markers_gone
 }
 
+@test "the deadline during --on-retry: TERM ends it, the run gives up" {
+	deadline_in_hook 'sleep "$MARK"' "timed out" 0.5
+}
+
 @test "the deadline during --on-retry that ignores TERM: KILL after --kill-after" {
-	local t
-	run -1 --separate-stderr "$RETRY" -n 3 -b 0 -m 500ms -k 100ms \
-	    --on-retry='trap "" TERM; sleep "$MARK"' -- false
-	expect_stderr "$(failed 1 3 "exit 1")" \
-	    "retry: --on-retry failed (timed out, killed)" \
-	    "retry: giving up after 1 attempt in Ts: exit 1 (--max-time reached)"
-	t=$(gave_up_after)
-	fcmp "$t" '>=' 0.6
-	fcmp "$t" '<' 3
-	wait_markers_gone
+	deadline_in_hook 'trap "" TERM; sleep "$MARK"' "timed out, killed" 0.6
 }
 
 @test "--on-give-up runs when --max-time ends the run" {
