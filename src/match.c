@@ -107,7 +107,7 @@ matcher_open(const struct config *cfg, char *msg, size_t len)
 		for (i = 0; i < cfg->noutput[k]; i++) {
 			m->rules[k][i].text = cfg->output[k][i];
 			rc = regcomp(&m->rules[k][i].re, cfg->output[k][i],
-			    REG_EXTENDED | REG_NOSUB | REG_NEWLINE);
+			    REG_EXTENDED | REG_NEWLINE);
 			if (rc != 0) {
 				regerror(rc, &m->rules[k][i].re, why,
 				    sizeof(why));
@@ -123,29 +123,35 @@ matcher_open(const struct config *cfg, char *msg, size_t len)
 }
 
 /*
- * Matches the first n bytes of the block, whole lines each ending in a
- * newline but maybe the last: one regexec() call for many lines, since
- * with REG_NEWLINE no match crosses a newline and ^ and $ match at each.
+ * Matches the first n bytes of the block: whole lines, the newline of the
+ * last one left out, or a last line that has none.  One regexec() call
+ * serves many lines, since with REG_NEWLINE no match crosses a newline
+ * and ^ and $ match at each.  Of the rules of the strongest kind that
+ * match, the one whose match comes first names the condition.
  */
 static void
 match_block(struct matcher *m, struct stream *s, size_t n)
 {
 	char saved = s->block[n];
+	regmatch_t pm;
+	regoff_t first;
 	int k, i;
 
-	if (n == 0)
-		return;
 	s->block[n] = '\0';
 	/* Success, then stop, then retry: only a stronger kind can win. */
 	for (k = 0; k < MATCH_KINDS && (m->found == -1 || k < m->found);
-	    k++)
+	    k++) {
+		first = -1;
 		for (i = 0; i < m->nrules[k]; i++)
-			if (regexec(&m->rules[k][i].re, s->block, 0, NULL,
-			    0) == 0) {
+			if (regexec(&m->rules[k][i].re, s->block, 1, &pm,
+			    0) == 0 && (first == -1 || pm.rm_so < first)) {
+				first = pm.rm_so;
 				m->found = k;
 				m->found_text = m->rules[k][i].text;
-				break;
 			}
+		if (first != -1)
+			break;
+	}
 	s->block[n] = saved;
 }
 
@@ -153,7 +159,9 @@ match_block(struct matcher *m, struct stream *s, size_t n)
 static void
 flush_lines(struct matcher *m, struct stream *s)
 {
-	match_block(m, s, s->start);
+	if (s->start == 0)
+		return;
+	match_block(m, s, s->start - 1);
 	memmove(s->block, s->block + s->start, s->len - s->start);
 	s->len -= s->start;
 	s->start = 0;
@@ -200,7 +208,9 @@ scan_bytes(struct matcher *m, struct stream *s, const char *p, size_t n)
 static void
 stream_eof(struct matcher *m, struct stream *s)
 {
-	match_block(m, s, s->len);	/* a last line without a newline */
+	flush_lines(m, s);
+	if (s->len > 0 || s->cut)
+		match_block(m, s, s->len);	/* a last line, no newline */
 	s->len = s->start = 0;
 	s->cut = false;
 	close(s->src);
