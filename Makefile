@@ -37,8 +37,10 @@ LIBBSD	= PKG_CONFIG='$(PKG_CONFIG)' STATIC_BSD='$(STATIC_BSD)' \
 BSD_CFLAGS = `$(LIBBSD) cflags $(CC) $(CFLAGS)`
 BSD_LIBS = `$(LIBBSD) libs $(CC) $(CFLAGS) $(LDFLAGS)`
 
-SRCS	= src/retry.c src/parse.c src/backoff.c src/proc.c src/spool.c src/log.c
-HDRS	= src/retry.h
+SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
+	  src/format.c src/spool.c src/proc.c src/spawn.c src/leftovers.c \
+	  src/match.c src/hooks.c src/signals.c src/fd.c src/clock.c
+HDRS	= src/internal.h
 BATS	?= bats
 TESTS	= tests
 # The suites that need no tool beyond bats, perl and procps: CI runs them

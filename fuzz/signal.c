@@ -1,9 +1,9 @@
 /*
- * signal.c: libFuzzer harness for parse_signal() and proc_sigbyname().
+ * signal.c: libFuzzer harness for parse_signal() and sig_number().
  *
  * Properties: a parsed signal is in [1, NSIG); a number is exactly its
  * decimal digits; a name is case-insensitive, takes an optional SIG
- * prefix, and agrees with proc_sigbyname(); the name proc_signame()
+ * prefix, and agrees with sig_number(); the name sig_name()
  * gives any parsed signal parses back to the same signal.
  */
 #include <ctype.h>
@@ -51,8 +51,8 @@ check_name(const char *s, const char *why, int sig)
 	char *t;
 	int sig2 = -1;
 
-	CHECK(why != NULL || proc_sigbyname(s) == sig);
-	CHECK(why == NULL || proc_sigbyname(s) <= 0);
+	CHECK(why != NULL || sig_number(s) == sig);
+	CHECK(why == NULL || sig_number(s) <= 0);
 	check_case(s, why, sig);
 	if (strncasecmp(s, "SIG", 3) != 0) {
 		t = fuzz_concat("SIG", s);
@@ -76,7 +76,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(why == NULL || *why != '\0');
 	if (why == NULL) {
 		CHECK(sig >= 1 && sig < NSIG);
-		name = proc_signame(sig, buf, sizeof(buf));
+		name = sig_name(sig, buf, sizeof(buf));
 		CHECK(parse_signal(name, &back) == NULL && back == sig);
 	}
 	if (isdigit((unsigned char)*s)) {

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "retry.h"
+#include "internal.h"
 
 nsec_t
 nsec_add(nsec_t a, nsec_t b)
@@ -182,6 +182,13 @@ backoff_init(struct backoff *b, const struct schedule *s, bool seeded,
 	b->rng.seeded = seeded;
 	b->rng.seed = seed;
 	b->prev = s->base;
+}
+
+/* --reset-after: decorrelated jitter starts again from base. */
+void
+backoff_restart(struct backoff *b)
+{
+	b->prev = b->sched->base;
 }
 
 nsec_t

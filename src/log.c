@@ -4,8 +4,10 @@
  * wait before the next attempt is a status line that counts down in
  * place and then leaves the plain line behind, so that the command's own
  * output never lands in the middle of it.  In JSON mode, one object per
- * line and per event, for a CI system to parse.  Errors do not pass
- * through here: they always go to stderr with err(3).
+ * line and per event, for a CI system to parse.  The log is told what
+ * to print, times included, and computes nothing of the run itself;
+ * values become text through format.c.  Errors do not pass through
+ * here: they always go to stderr with err(3).
  */
 #include <sys/ioctl.h>
 
@@ -19,51 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "retry.h"
+#include "internal.h"
 
 #define JSON_LINE_MAX	1024	/* a start event, less the command */
-
-/* Seconds with at least 3 decimals, more when they are not zero. */
-int
-format_seconds(char *buf, size_t len, nsec_t ns)
-{
-	char frac[16];
-	int n = 9;
-
-	if (ns == NSEC_INF)
-		return snprintf(buf, len, "inf");
-	snprintf(frac, sizeof(frac), "%09" PRId64, ns % NSEC_PER_SEC);
-	while (n > 3 && frac[n - 1] == '0')
-		n--;
-	return snprintf(buf, len, "%" PRId64 ".%.*s", ns / NSEC_PER_SEC, n,
-	    frac);
-}
-
-/* Seconds rounded to the millisecond, for messages. */
-static int
-format_ms(char *buf, size_t len, nsec_t ns)
-{
-	long long ms = (long long)((ns + NSEC_PER_MSEC / 2) / NSEC_PER_MSEC);
-
-	return snprintf(buf, len, "%lld.%03lld", ms / 1000, ms % 1000);
-}
-
-int
-format_outcome(char *buf, size_t len, const struct outcome *o)
-{
-	char name[16];
-
-	switch (o->kind) {
-	case OUT_SIGNAL:
-		return snprintf(buf, len, "signal %s",
-		    proc_signame(o->value, name, sizeof(name)));
-	case OUT_TIMEOUT:
-		return snprintf(buf, len, o->value == EXIT_KILLED ?
-		    "timed out, killed" : "timed out");
-	default:
-		return snprintf(buf, len, "exit %d", o->value);
-	}
-}
 
 static void
 write_all(int fd, const char *s, size_t len)
@@ -81,7 +41,7 @@ write_all(int fd, const char *s, size_t len)
 	}
 }
 
-static void __attribute__((__format__(__printf__, 2, 3)))
+static void __printflike(2, 3)
 text(struct log *lg, const char *fmt, ...)
 {
 	char line[512];
@@ -113,9 +73,10 @@ log_open(struct log *lg, const struct config *cfg)
 	lg->format = cfg->log_format;
 	lg->verbosity = cfg->verbosity;
 	lg->max = cfg->attempts;
-	if (cfg->log_file != NULL && (lg->fd = open(cfg->log_file,
-	    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) == -1)
-		err(EXIT_RETRY, "--log-file %s", cfg->log_file);
+	if (cfg->log_file != NULL && (lg->fd = fd_above_stdio(open(
+	    cfg->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+	    0666))) == -1)
+		err(EXIT_CANCELED, "--log-file %s", cfg->log_file);
 	lg->countdown = lg->format == LOG_TEXT && lg->verbosity >= 0 &&
 	    isatty(lg->fd);
 }
@@ -204,11 +165,11 @@ json_begin(struct log *lg, char *buf, size_t len, const char *event)
 {
 	char t[32];
 
-	format_seconds(t, sizeof(t), lg->t0 ? proc_now() - lg->t0 : 0);
+	format_seconds(t, sizeof(t), lg->t0 ? mono_now() - lg->t0 : 0);
 	snprintf(buf, len, "{\"event\":\"%s\",\"time\":%s", event, t);
 }
 
-static void __attribute__((__format__(__printf__, 3, 4)))
+static void __printflike(3, 4)
 json_field(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t at = strlen(buf);
@@ -250,19 +211,20 @@ start_event_size(char **argv)
 	return n;
 }
 
+/* The run starts; its times count from t0. */
 void
-log_start(struct log *lg, const struct config *cfg)
+log_start(struct log *lg, const struct config *cfg, nsec_t t0)
 {
 	char *buf, jit[64];
 	char **a;
 	size_t size;
 
-	lg->t0 = proc_now();
+	lg->t0 = t0;
 	if (lg->format != LOG_JSON)
 		return;
 	size = start_event_size(cfg->argv);
 	if ((buf = malloc(size)) == NULL)
-		err(EXIT_RETRY, NULL);
+		err(EXIT_CANCELED, NULL);
 	json_begin(lg, buf, size, "start");
 	json_field(buf, size, ",\"command\":[");
 	for (a = cfg->argv; *a != NULL; a++) {
@@ -280,7 +242,7 @@ log_start(struct log *lg, const struct config *cfg)
 	json_field(buf, size, ",\"factor\":%.17g", cfg->sched.factor);
 	json_seconds(buf, size, "cap", cfg->sched.cap);
 	json_field(buf, size, ",\"jitter\":");
-	json_string(buf, size, jitter_name(&cfg->sched.jitter, jit,
+	json_string(buf, size, format_jitter(&cfg->sched.jitter, jit,
 	    sizeof(jit)));
 	json_seconds(buf, size, "timeout",
 	    cfg->timeout ? cfg->timeout : NSEC_INF);
@@ -330,12 +292,16 @@ log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 		    "\"%s\"", k, outcome_kind_name(o));
 		if (o->kind == OUT_SIGNAL)
 			json_field(buf, sizeof(buf), ",\"value\":\"%s\"",
-			    proc_signame(o->value, sig, sizeof(sig)));
+			    sig_name(o->value, sig, sizeof(sig)));
 		else
 			json_field(buf, sizeof(buf), ",\"value\":%d",
 			    o->value);
 		json_field(buf, sizeof(buf), ",\"status\":%d,\"duration\":%s",
 		    outcome_status(o), d);
+		if (o->matched_text != NULL) {
+			json_field(buf, sizeof(buf), ",\"output_matched\":");
+			json_string(buf, sizeof(buf), o->matched_text);
+		}
 		json_end(lg, buf, sizeof(buf));
 	} else if (lg->verbosity > 0) {
 		attempt_name(lg, k, name, sizeof(name));
@@ -345,10 +311,13 @@ log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 	}
 }
 
-/* An attempt failed and the next one comes after sleep. */
+/*
+ * An attempt failed and the next one comes after sleep, drawn by the
+ * jitter mode from the window.
+ */
 void
 log_retrying(struct log *lg, long long k, const struct outcome *o,
-    nsec_t sleep, const struct schedule *s)
+    nsec_t sleep, nsec_t window, const struct jitter *jitter)
 {
 	char buf[512], name[48], what[64], d[32], jit[64];
 
@@ -356,9 +325,9 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 		json_begin(lg, buf, sizeof(buf), "sleep");
 		json_field(buf, sizeof(buf), ",\"attempt\":%lld", k);
 		json_seconds(buf, sizeof(buf), "seconds", sleep);
-		json_seconds(buf, sizeof(buf), "window", backoff_window(s, k));
+		json_seconds(buf, sizeof(buf), "window", window);
 		json_field(buf, sizeof(buf), ",\"jitter\":");
-		json_string(buf, sizeof(buf), jitter_name(&s->jitter, jit,
+		json_string(buf, sizeof(buf), format_jitter(jitter, jit,
 		    sizeof(jit)));
 		json_end(lg, buf, sizeof(buf));
 		return;
@@ -374,6 +343,13 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 	    lg->status, d);
 	if (!lg->countdown)
 		write_all(lg->fd, lg->plain, strlen(lg->plain));
+}
+
+/* Whether the wait is to be shown by log_countdown() ticks. */
+bool
+log_counts_down(const struct log *lg)
+{
+	return lg->countdown;
 }
 
 /* Redraws the status line: the proc_sleep() tick on a terminal. */
@@ -416,7 +392,7 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
     const char *reason)
 {
 	char buf[512], what[64], d[32];
-	nsec_t elapsed = proc_now() - lg->t0;
+	nsec_t elapsed = mono_now() - lg->t0;
 
 	if (lg->format == LOG_JSON) {
 		format_seconds(d, sizeof(d), elapsed);
@@ -437,22 +413,23 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 }
 
 /*
- * retry dies by sig after attempt k (0: during the splay).  Text mode
- * stays quiet, as a killed command would; JSON gets its summary.
+ * A stop signal ended the run during or after attempt k (0: during the
+ * splay); retry exits with status.  Text mode stays quiet, as a killed
+ * command would; JSON gets its summary.
  */
 void
-log_stopped(struct log *lg, long long k, int sig)
+log_stopped(struct log *lg, long long k, int sig, int status)
 {
 	char buf[256], d[32], name[16], reason[32];
 
 	if (lg->format != LOG_JSON)
 		return;
-	format_seconds(d, sizeof(d), lg->t0 ? proc_now() - lg->t0 : 0);
+	format_seconds(d, sizeof(d), lg->t0 ? mono_now() - lg->t0 : 0);
 	snprintf(reason, sizeof(reason), "signal %s",
-	    proc_signame(sig, name, sizeof(name)));
+	    sig_name(sig, name, sizeof(name)));
 	json_begin(lg, buf, sizeof(buf), "summary");
 	json_field(buf, sizeof(buf), ",\"attempts\":%lld,\"elapsed\":%s,"
-	    "\"status\":%d,\"reason\":", k, d, 128 + sig);
+	    "\"status\":%d,\"reason\":", k, d, status);
 	json_string(buf, sizeof(buf), reason);
 	json_end(lg, buf, sizeof(buf));
 }

@@ -1,25 +1,22 @@
 /*
- * parse.c: every conversion from a string to a value.  Each converter
- * returns NULL on success or a short reason; parse_options() turns argv
- * into a struct config and, on a bad value, writes one line that names
- * the option and the value.  Nothing here exits or prints, so the fuzz
- * harnesses can drive every function directly.
+ * parse.c: every conversion from a string to a value: durations, counts,
+ * factors, jitter modes, seeds, signals, log formats and the LISTs of
+ * outcomes, with the sets those LISTs become.  Each converter returns
+ * NULL on success or a short reason that options.c puts into its error
+ * line.  Nothing here exits or prints, so the fuzz harnesses can drive
+ * every function directly.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "retry.h"
+#include "internal.h"
 
-#define MAX_FRACTION_DIGITS 24	/* 10^24 * 86400e9 still fits in 128 bits */
-#define VALUE_SHOWN	100	/* bytes of a bad value quoted in an error */
-
-__extension__ typedef unsigned __int128 u128;
+#define MAX_FRACTION_DIGITS 24
 
 struct unit {
 	const char	*name;
@@ -56,25 +53,26 @@ unit_lookup(const char **sp)
 
 /*
  * Rounds 0.<digits> * unit to the nearest nanosecond, halfway up, with
- * integer arithmetic only.  Digits past the 24th are dropped: with a unit
- * below 10^14 ns they weigh less than 10^-10 ns.
+ * 64-bit integer arithmetic only.  Horner's rule from the last digit:
+ * each step divides (unit * digit + carry) by 10, and the part dropped
+ * below the nanosecond is less than one, so only the last step's
+ * remainder decides the rounding: 5 or more of 10 is at least a half.
+ * Every value stays below 10 * unit, far from 2^63.  Digits past the
+ * 24th are dropped: with a unit below 10^14 ns they weigh less than
+ * 10^-10 ns.
  */
 static nsec_t
 fraction_ns(const char *digits, size_t n, nsec_t unit)
 {
-	u128 num = 0, den = 1, q, r;
-	size_t i, used = n < MAX_FRACTION_DIGITS ? n : MAX_FRACTION_DIGITS;
+	uint64_t q = 0, r = 0, v;
+	size_t i = n < MAX_FRACTION_DIGITS ? n : MAX_FRACTION_DIGITS;
 
-	for (i = 0; i < used; i++) {
-		num = num * 10 + (unsigned)(digits[i] - '0');
-		den *= 10;
+	while (i-- > 0) {
+		v = (uint64_t)unit * (unsigned)(digits[i] - '0') + q;
+		q = v / 10;
+		r = v % 10;
 	}
-	num *= (u128)unit;
-	q = num / den;
-	r = num % den;
-	if (r * 2 >= den)	/* halfway goes up */
-		q++;
-	return (nsec_t)q;
+	return (nsec_t)(q + (r >= 5));
 }
 
 /* One number+unit term; *unitless tells whether the unit was omitted. */
@@ -240,26 +238,17 @@ parse_jitter_range(const char *s, const char *dots, struct jitter *j)
 	return NULL;
 }
 
-static const char *const jitter_names[] = {
-	[JITTER_NONE] = "none",
-	[JITTER_FULL] = "full",
-	[JITTER_EQUAL] = "equal",
-	[JITTER_DECORRELATED] = "decorrelated",
-};
-
 const char *
 parse_jitter(const char *s, struct jitter *j)
 {
 	const char *dots, *why;
-	size_t i;
+	char buf[32];
 
 	memset(j, 0, sizeof(*j));
-	for (i = 0; i < sizeof(jitter_names) / sizeof(jitter_names[0]); i++) {
-		if (strcmp(s, jitter_names[i]) == 0) {
-			j->kind = (enum jitter_kind)i;
+	for (j->kind = JITTER_NONE; j->kind <= JITTER_DECORRELATED; j->kind++)
+		if (strcmp(s, format_jitter(j, buf, sizeof(buf))) == 0)
 			return NULL;
-		}
-	}
+	j->kind = JITTER_NONE;
 	if (*s == '+') {
 		if ((why = parse_duration(s + 1, &j->add, false)) != NULL)
 			return why;
@@ -269,24 +258,6 @@ parse_jitter(const char *s, struct jitter *j)
 	if ((dots = strstr(s, "..")) != NULL)
 		return parse_jitter_range(s, dots, j);
 	return "expected none, full, equal, decorrelated, A..B or +DURATION";
-}
-
-const char *
-jitter_name(const struct jitter *j, char *buf, size_t len)
-{
-	char d[32];
-
-	switch (j->kind) {
-	case JITTER_RANGE:
-		snprintf(buf, len, "%g..%g", j->lo, j->hi);
-		return buf;
-	case JITTER_ADD:
-		format_seconds(d, sizeof(d), j->add);
-		snprintf(buf, len, "+%ss", d);
-		return buf;
-	default:
-		return jitter_names[j->kind];
-	}
 }
 
 const char *
@@ -316,7 +287,7 @@ parse_signal(const char *s, int *out)
 		*out = (int)n;
 		return NULL;
 	}
-	if ((sig = proc_sigbyname(s)) <= 0)
+	if ((sig = sig_number(s)) <= 0)
 		return "unknown signal name";
 	*out = sig;
 	return NULL;
@@ -360,7 +331,7 @@ parse_outcome_item(const char *item, struct outcome_set *set)
 		return NULL;
 	}
 	if (!isdigit((unsigned char)*item)) {
-		if ((sig = proc_sigbyname(item)) <= 0)
+		if ((sig = sig_number(item)) <= 0)
 			return "unknown item (expected exit codes 0-255, "
 			    "ranges such as 1-125, signal names or timeout)";
 		set_bit(set->signals, sig);
@@ -431,15 +402,9 @@ outcome_in(const struct outcome_set *set, const struct outcome *o)
 	}
 }
 
-/* The status as the shell's $? would show it. */
-int
-outcome_status(const struct outcome *o)
-{
-	return o->kind == OUT_SIGNAL ? 128 + o->value : o->value;
-}
-
-static void
-default_retry_on(struct outcome_set *set)
+/* The default of --retry-on; see retry(1). */
+void
+outcomes_default_retry(struct outcome_set *set)
 {
 	static const int spared[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
 	    SIGPIPE };
@@ -448,7 +413,7 @@ default_retry_on(struct outcome_set *set)
 
 	memset(set, 0, sizeof(*set));
 	for (n = 1; n <= 255; n++)
-		if (n != EXIT_NOEXEC && n != EXIT_NOTFOUND)
+		if (n != EXIT_CANNOT_INVOKE && n != EXIT_ENOENT)
 			set_bit(set->exits, n);
 	for (n = 1; n < 128; n++)
 		set_bit(set->signals, n);
@@ -459,230 +424,7 @@ default_retry_on(struct outcome_set *set)
 }
 
 void
-config_defaults(struct config *cfg)
+outcomes_add_exit(struct outcome_set *set, int code)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->attempts = 5;
-	cfg->sched.base = NSEC_PER_SEC;
-	cfg->sched.cap = 60 * NSEC_PER_SEC;
-	cfg->sched.factor = 2;
-	cfg->sched.jitter.kind = JITTER_FULL;
-	default_retry_on(&cfg->retry_on);
-	set_bit(cfg->success_on.exits, 0);
-	cfg->timeout_signal = SIGTERM;
-	cfg->kill_after = 10 * NSEC_PER_SEC;
-	cfg->log_format = LOG_TEXT;
-}
-
-enum {
-	OPT_SPLAY = 256,
-	OPT_SEED,
-	OPT_SUCCESS_ON,
-	OPT_FOREGROUND,
-	OPT_DRY_RUN,
-	OPT_LOG_FORMAT,
-	OPT_LOG_FILE
-};
-
-static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:IOqvhV";
-
-static const struct option longopts[] = {
-	{ "attempts",		required_argument,	NULL, 'n' },
-	{ "base",		required_argument,	NULL, 'b' },
-	{ "factor",		required_argument,	NULL, 'f' },
-	{ "cap",		required_argument,	NULL, 'c' },
-	{ "jitter",		required_argument,	NULL, 'j' },
-	{ "splay",		required_argument,	NULL, OPT_SPLAY },
-	{ "seed",		required_argument,	NULL, OPT_SEED },
-	{ "retry-on",		required_argument,	NULL, 'r' },
-	{ "stop-on",		required_argument,	NULL, 'x' },
-	{ "success-on",		required_argument,	NULL, OPT_SUCCESS_ON },
-	{ "timeout",		required_argument,	NULL, 't' },
-	{ "signal",		required_argument,	NULL, 's' },
-	{ "kill-after",		required_argument,	NULL, 'k' },
-	{ "max-time",		required_argument,	NULL, 'm' },
-	{ "foreground",		no_argument,		NULL, OPT_FOREGROUND },
-	{ "replay-stdin",	no_argument,		NULL, 'I' },
-	{ "hold-stdout",	no_argument,		NULL, 'O' },
-	{ "log-format",		required_argument,	NULL, OPT_LOG_FORMAT },
-	{ "log-file",		required_argument,	NULL, OPT_LOG_FILE },
-	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
-	{ "quiet",		no_argument,		NULL, 'q' },
-	{ "verbose",		no_argument,		NULL, 'v' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ "version",		no_argument,		NULL, 'V' },
-	{ NULL,			0,			NULL, 0 }
-};
-
-static const char *
-long_name(int val)
-{
-	const struct option *o;
-
-	for (o = longopts; o->name != NULL; o++)
-		if (o->val == val)
-			return o->name;
-	return "?";
-}
-
-/* The value of one option that takes an argument; NULL or a reason. */
-static const char *
-parse_value(int opt, const char *arg, struct config *cfg)
-{
-	struct schedule *s = &cfg->sched;
-
-	switch (opt) {
-	case 'n':
-		return parse_attempts(arg, &cfg->attempts);
-	case 'b':
-		return parse_duration(arg, &s->base, false);
-	case 'f':
-		return parse_factor(arg, &s->factor);
-	case 'c':
-		return parse_duration(arg, &s->cap, false);
-	case 'j':
-		return parse_jitter(arg, &s->jitter);
-	case OPT_SPLAY:
-		return parse_duration(arg, &s->splay, false);
-	case OPT_SEED:
-		cfg->seeded = true;
-		return parse_seed(arg, &cfg->seed);
-	case 'r':
-		return parse_outcomes(arg, &cfg->retry_on);
-	case 'x':
-		return parse_outcomes(arg, &cfg->stop_on);
-	case OPT_SUCCESS_ON:
-		return parse_outcomes(arg, &cfg->success_on);
-	case 't':
-		return parse_duration(arg, &cfg->timeout, false);
-	case 's':
-		return parse_signal(arg, &cfg->timeout_signal);
-	case 'k':
-		return parse_duration(arg, &cfg->kill_after, true);
-	case 'm':
-		return parse_duration(arg, &cfg->max_time, false);
-	case OPT_LOG_FORMAT:
-		return parse_log_format(arg, &cfg->log_format);
-	case OPT_LOG_FILE:
-		cfg->log_file = arg;
-		return *arg == '\0' ? "empty file name" : NULL;
-	default:
-		return NULL;
-	}
-}
-
-static bool
-parse_flag(int opt, struct config *cfg)
-{
-	switch (opt) {
-	case OPT_FOREGROUND:
-		cfg->foreground = true;
-		return true;
-	case 'I':
-		cfg->replay_stdin = true;
-		return true;
-	case 'O':
-		cfg->hold_stdout = true;
-		return true;
-	case OPT_DRY_RUN:
-		cfg->dry_run = true;
-		return true;
-	case 'q':
-		cfg->verbosity = -1;
-		return true;
-	case 'v':
-		cfg->verbosity = 1;
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
- * What getopt rejected: an unknown option or a missing value.  word is
- * the argument getopt was working on: argv[optind - 1] would be the one
- * before it when the bad letter starts a cluster such as -Zq.
- */
-static void
-describe_bad_option(int opt, const char *word, char *err, size_t len)
-{
-	bool is_long = strncmp(word, "--", 2) == 0;
-
-	if (opt == ':') {
-		if (is_long)
-			snprintf(err, len, "option '%s' needs a value", word);
-		else
-			snprintf(err, len, "option '-%c' needs a value",
-			    optopt);
-	} else if (is_long && optopt != 0)	/* known, but --flag=value */
-		snprintf(err, len, "option '--%s' takes no value",
-		    long_name(optopt));
-	else if (!is_long)
-		snprintf(err, len, "unknown option '-%c'", optopt);
-	else
-		snprintf(err, len, "unknown option '%s'", word);
-}
-
-/* What no single option can check; false with err filled in. */
-static bool
-check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
-    char *err, size_t len)
-{
-	struct schedule *s = &cfg->sched;
-
-	if (cap_arg != NULL && s->cap < s->base) {
-		snprintf(err, len, "invalid --cap '%.*s': below --base '%.*s'",
-		    VALUE_SHOWN, cap_arg, VALUE_SHOWN, base_arg);
-		return false;
-	}
-	if (s->cap < s->base)
-		s->cap = s->base;
-	if (!cfg->dry_run && cfg->argv == NULL) {
-		snprintf(err, len, "no command given");
-		return false;
-	}
-	return true;
-}
-
-/*
- * Fills cfg from argv.  On PARSE_ERROR, err holds one line without the
- * program name or the --help hint, which the caller adds.
- */
-enum parse_result
-parse_options(int argc, char **argv, struct config *cfg, char *err,
-    size_t len)
-{
-	const char *why, *cap_arg = NULL, *base_arg = "1s";
-	int opt, at;
-
-	config_defaults(cfg);
-	optind = 0;
-	opterr = 0;
-	while ((at = optind > 0 ? optind : 1, opt = getopt_long(argc, argv,
-	    shortopts, longopts, NULL)) != -1) {
-		if (opt == 'h')
-			return PARSE_HELP;
-		if (opt == 'V')
-			return PARSE_VERSION;
-		if (opt == '?' || opt == ':') {
-			describe_bad_option(opt, argv[at], err, len);
-			return PARSE_ERROR;
-		}
-		if (parse_flag(opt, cfg))
-			continue;
-		if (opt == 'c')
-			cap_arg = optarg;
-		else if (opt == 'b')
-			base_arg = optarg;
-		if ((why = parse_value(opt, optarg, cfg)) != NULL) {
-			/* A huge value must not push the reason out. */
-			snprintf(err, len, "invalid --%s '%.*s%s': %s",
-			    long_name(opt), VALUE_SHOWN, optarg,
-			    strlen(optarg) > VALUE_SHOWN ? "..." : "", why);
-			return PARSE_ERROR;
-		}
-	}
-	cfg->argv = optind < argc ? argv + optind : NULL;
-	return check_config(cfg, cap_arg, base_arg, err, len) ? PARSE_OK :
-	    PARSE_ERROR;
+	set_bit(set->exits, code);
 }

@@ -3,9 +3,25 @@
  * jitter, and exit with the status of the final attempt.
  *
  * This file holds main, the usage text, the attempt loop, the decision
- * after each attempt and the final status.  The schedule is backoff.c's,
- * the processes and signals proc.c's, stdin and stdout replay spool.c's,
- * the progress messages log.c's, and every conversion parse.c's.
+ * after each attempt, the dry run and the final status.  Calls run one
+ * way only, from here down to the leaves; no file below calls one above
+ * it, and none of them keeps state but the signal flags:
+ *
+ *	retry.c		main, the attempt loop, the decision, the status
+ *	 |- options.c	the command line, into a struct config
+ *	 |   `- parse.c	every conversion from a string
+ *	 |- backoff.c	the schedule and the random source
+ *	 |- log.c	progress messages, text or JSON
+ *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
+ *	 `- proc.c	spawning an attempt, waiting, timing it out
+ *	     `- leftovers.c	what an attempt left running, per platform
+ *	format.c	values as text (used by parse.c, log.c, retry.c)
+ *	signals.c	handlers, masks, names, the one wait for events
+ *	clock.c		the monotonic clock
+ *
+ * The last three are leaves that any file above may call.  Every
+ * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c or
+ * signals.c, each with a fallback that says what it gives up.
  */
 #include <err.h>
 #include <errno.h>
@@ -14,7 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "retry.h"
+#include "internal.h"
 
 #define STATUS_BUF	48
 
@@ -39,6 +55,14 @@ static const char help_text[] =
 "        [1-255 but 126,127; timeout; signals but INT, TERM, HUP, QUIT, PIPE]\n"
 "  -x, --stop-on=LIST        outcomes never retried; wins over -r         [none]\n"
 "      --success-on=LIST     outcomes that count as success                  [0]\n"
+"      --success-if-output=ERE  a line matching ERE: success               [none]\n"
+"      --stop-if-output=ERE  a line matching ERE: not retried              [none]\n"
+"      --retry-if-output=ERE a line matching ERE: retried                  [none]\n"
+"      --reset-after=DURATION  a run this long restarts the schedule      [never]\n"
+"\n"
+"Hooks (CMD runs through /bin/sh -c):\n"
+"      --on-retry=CMD        run after a failed attempt, before the sleep  [none]\n"
+"      --on-give-up=CMD      run once when retry gives up                  [none]\n"
 "\n"
 "Time and signals:\n"
 "  -t, --timeout=DURATION    limit for each attempt, 0 for none           [none]\n"
@@ -66,21 +90,23 @@ static const char help_text[] =
 /* Everything one run of the attempt loop needs. */
 struct run {
 	const struct config *cfg;
-	struct proc	 proc;
+	struct sigstate	 sigs;
 	struct log	 log;
 	struct backoff	 backoff;
-	struct spool	*in;		/* --replay-stdin, or NULL */
-	int		 held;		/* --hold-stdout file, or -1 */
+	struct spools	*spools;	/* -I and -O, or NULL */
+	struct matcher	*matcher;	/* output conditions, or NULL */
+	long long	 step;		/* retries since the schedule began */
 	char		**envp;
 	char		 env_attempt[STATUS_BUF];
 	char		 env_prev[STATUS_BUF];
-	nsec_t		 deadline;	/* 0: none */
+	nsec_t		 t0;		/* when the first attempt started */
+	nsec_t		 deadline;	/* --max-time after t0; 0: none */
 };
 
-static void __attribute__((__noreturn__))
+static _Noreturn void
 usage_error(const char *msg)
 {
-	errx(EXIT_RETRY, "%s; try '%s --help'", msg, getprogname());
+	errx(EXIT_CANCELED, "%s; try '%s --help'", msg, getprogname());
 }
 
 /*
@@ -97,7 +123,7 @@ build_env(struct run *r, char *max)
 	for (e = environ; *e != NULL; e++)
 		n++;
 	if ((env = calloc(n + 4, sizeof(*env))) == NULL)
-		err(EXIT_RETRY, NULL);
+		err(EXIT_CANCELED, NULL);
 	n = 0;
 	for (e = environ; *e != NULL; e++)
 		if (strncmp(*e, "RETRY_ATTEMPT=", 14) != 0 &&
@@ -133,9 +159,17 @@ enum verdict {
 static enum verdict
 decide(const struct config *cfg, const struct outcome *o)
 {
+	static const enum verdict by_output[MATCH_KINDS] = {
+		[MATCH_SUCCESS] = SUCCEED,
+		[MATCH_STOP] = STOP,
+		[MATCH_RETRY] = RETRY,
+	};
+
 	if (o->kind == OUT_NOEXEC)
 		return outcome_in(&cfg->retry_on, o) &&
 		    !outcome_in(&cfg->stop_on, o) ? RETRY : STOP;
+	if (o->matched != -1)
+		return by_output[o->matched];
 	if (outcome_in(&cfg->success_on, o))
 		return SUCCEED;
 	if (outcome_in(&cfg->stop_on, o))
@@ -146,16 +180,15 @@ decide(const struct config *cfg, const struct outcome *o)
 }
 
 /* Exits as the final attempt did: the same code, or the same signal. */
-static void __attribute__((__noreturn__))
+static _Noreturn void
 exit_as(const struct outcome *o)
 {
 	if (o->kind == OUT_SIGNAL)
-		proc_die(o->value);
+		die_by_signal(o->value);
 	exit(o->value);
 }
 
-static void __attribute__((__noreturn__)) stopped(struct run *, long long,
-    int);
+static _Noreturn void stopped(struct run *, long long, int);
 
 /*
  * Sends the held output of attempt k on: to stdout when it is the final
@@ -167,32 +200,70 @@ release_output(struct run *r, long long k, bool final)
 {
 	int rc;
 
-	if (r->held == -1)
+	if (!r->cfg->hold_stdout)
 		return;
-	rc = spool_stdout_flush(&r->proc, r->held, final ? STDOUT_FILENO :
+	rc = spools_flush(&r->sigs, r->spools, final ? STDOUT_FILENO :
 	    STDERR_FILENO);
 	if (rc > 0)
 		stopped(r, k, rc);
 	if (rc == 0 || !final)
 		return;
-	if (errno == EPIPE && proc_sigpipe_default(&r->proc))
-		proc_die(SIGPIPE);
-	err(EXIT_RETRY, "standard output");
+	if (errno == EPIPE && signals_sigpipe_default(&r->sigs))
+		die_by_signal(SIGPIPE);
+	err(EXIT_CANCELED, "standard output");
 }
 
-/* retry was asked to stop by sig after attempt k: it dies by sig. */
-static void __attribute__((__noreturn__))
+/* A stop signal came after attempt k, between attempts: retry dies by it. */
+static _Noreturn void
 stopped(struct run *r, long long k, int sig)
 {
-	log_stopped(&r->log, k, sig);
-	proc_die(sig);
+	log_stopped(&r->log, k, sig, 128 + sig);
+	die_by_signal(sig);
 }
 
-static void __attribute__((__noreturn__))
+/*
+ * Runs a hook after attempt k until the deadline; a stop signal during it
+ * ends the run.
+ */
+static void
+run_hook(struct run *r, const char *name, const char *cmd, long long k,
+    const struct outcome *o, nsec_t next_sleep, nsec_t deadline)
+{
+	struct hook h = { name, cmd, r->envp, outcome_status(o), next_sleep,
+	    deadline };
+	int sig;
+
+	if (cmd != NULL && (sig = hook_run(&r->sigs, r->cfg, &h)) != 0)
+		stopped(r, k, sig);
+}
+
+/*
+ * The give-up hook's deadline.  It comes after the run, when --max-time
+ * may have passed: it gets what is left of it, and at least --kill-after
+ * (no limit with -k inf), so that a run that ran out of time can still
+ * tell someone.
+ */
+static nsec_t
+give_up_deadline(const struct run *r)
+{
+	nsec_t now = mono_now(), grace;
+
+	if (r->deadline == 0)
+		return 0;
+	if (r->cfg->kill_after == NSEC_INF)
+		return now < r->deadline ? r->deadline : 0;
+	grace = nsec_add(now, r->cfg->kill_after);
+	return grace > r->deadline ? grace : r->deadline;
+}
+
+static _Noreturn void
 finish(struct run *r, long long k, const struct outcome *o,
     const char *reason)
 {
 	log_finish(&r->log, k, o, reason);
+	if (reason != NULL)
+		run_hook(r, "--on-give-up", r->cfg->on_give_up, k, o, -1,
+		    give_up_deadline(r));
 	exit_as(o);
 }
 
@@ -200,41 +271,70 @@ static void
 run_attempt(struct run *r, long long k, const struct outcome *prev,
     struct outcome *o)
 {
-	struct attempt_io io = { -1, -1, NULL };
+	struct attempt_io io;
 
 	set_attempt_env(r, k, prev);
-	spool_stdin_prepare(r->in, &io);
-	if (r->held != -1) {
-		spool_stdout_reset(r->held);
-		io.out = r->held;
-	}
+	spools_begin(r->spools, &io, r->matcher == NULL);
+	io.err = -1;
+	io.pump[1] = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
+	if (r->matcher != NULL)
+		matcher_begin(r->matcher, spools_held_fd(r->spools), &io,
+		    &io.pump[1]);
 	log_attempt_start(&r->log, k);
-	proc_run(&r->proc, r->cfg, r->envp, &io, r->deadline, o);
-	spool_stdin_finish(r->in);
+	proc_run(&r->sigs, r->cfg, r->envp, &io, r->deadline, o);
+	spools_end(r->spools);
+	if (r->matcher != NULL)
+		o->matched = matcher_end(r->matcher, &o->matched_text);
 	if (o->kind == OUT_NOEXEC)
 		warnx("cannot run %s: %s", r->cfg->argv[0], strerror(o->error));
 	log_attempt_end(&r->log, k, o);
+}
+
+/*
+ * The schedule's step for the next sleep: an attempt that ran at least
+ * --reset-after before it failed starts the schedule over.
+ */
+static long long
+next_step(struct run *r, const struct outcome *o)
+{
+	if (r->cfg->reset_after != 0 && o->duration >= r->cfg->reset_after) {
+		backoff_restart(&r->backoff);
+		r->step = 0;
+	}
+	return ++r->step;
 }
 
 /* Waits before attempt k + 1, unless the deadline comes first. */
 static const char *
 wait_for_next(struct run *r, long long k, const struct outcome *o)
 {
-	nsec_t sleep = backoff_next(&r->backoff, k), now;
+	long long step = next_step(r, o);
+	nsec_t sleep = backoff_next(&r->backoff, step), now;
 	int sig;
 
-	now = proc_now();
+	now = mono_now();
 	if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 		return "the next sleep would pass --max-time";
-	if ((sig = proc_clear_leftovers(&r->proc, r->cfg)) != 0)
+	if ((sig = proc_clear_leftovers(&r->sigs, r->cfg, r->deadline)) != 0)
 		stopped(r, k, sig);
 	/* Leftovers can take --kill-after to clear: past the deadline? */
-	if (r->deadline != 0 && proc_now() >= r->deadline)
+	if (r->deadline != 0 && mono_now() >= r->deadline)
 		return "--max-time reached";
 	release_output(r, k, false);
-	log_retrying(&r->log, k, o, sleep, &r->cfg->sched);
-	sig = proc_sleep(&r->proc, nsec_add(now, sleep),
-	    r->log.countdown ? log_countdown : NULL, &r->log);
+	log_retrying(&r->log, k, o, sleep, backoff_window(&r->cfg->sched,
+	    step), &r->cfg->sched.jitter);
+	if (r->cfg->on_retry != NULL) {
+		/* The hook is no part of the backoff: the whole sleep follows. */
+		run_hook(r, "--on-retry", r->cfg->on_retry, k, o, sleep,
+		    r->deadline);
+		now = mono_now();
+		if (r->deadline != 0 && now >= r->deadline)
+			return "--max-time reached";
+		if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
+			return "the next sleep would pass --max-time";
+	}
+	sig = proc_sleep(&r->sigs, nsec_add(now, sleep),
+	    log_counts_down(&r->log) ? log_countdown : NULL, &r->log);
 	log_sleep_done(&r->log);
 	if (sig != 0)
 		stopped(r, k, sig);
@@ -242,7 +342,7 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 }
 
 /* The attempt loop; never returns. */
-static void __attribute__((__noreturn__))
+static _Noreturn void
 retry_loop(struct run *r)
 {
 	const struct config *cfg = r->cfg;
@@ -252,9 +352,12 @@ retry_loop(struct run *r)
 
 	for (k = 1;; k++) {
 		run_attempt(r, k, k > 1 ? &prev : NULL, &o);
+		/* Asked to stop: this attempt was the last one. */
 		if (o.stop_signal != 0) {
 			release_output(r, k, true);
-			stopped(r, k, o.stop_signal);
+			log_stopped(&r->log, k, o.stop_signal,
+			    outcome_status(&o));
+			exit_as(&o);
 		}
 		switch (decide(cfg, &o)) {
 		case SUCCEED:
@@ -332,23 +435,31 @@ dry_run(const struct config *cfg)
 	/* A saturated sum prints as "inf", which takes no unit. */
 	printf("# worst-case total sleep for the rows above: %s%s\n", w,
 	    worst == NSEC_INF ? "" : "s");
+	if (cfg->reset_after != 0) {
+		format_seconds(w, sizeof(w), cfg->reset_after);
+		printf("# --reset-after=%ss starts the schedule over after an "
+		    "attempt that runs that long; a dry run cannot know how "
+		    "long attempts run\n", w);
+	}
 	/* Not when --max-time cut the table before the 20th row. */
 	if (cfg->attempts == 0 && k > rows)
 		printf("# attempts are unlimited: the first %d are shown\n",
 		    DRYRUN_UNLIMITED_ROWS);
 	if (fflush(stdout) == EOF || ferror(stdout))
-		err(EXIT_RETRY, "standard output");
+		err(EXIT_CANCELED, "standard output");
 	return 0;
 }
 
 static void
-setup_run(struct run *r, const struct config *cfg, char *max_env)
+setup_run(struct run *r, const struct config *cfg, char *max_env,
+    struct matcher *matcher)
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
-	r->held = -1;
+	r->matcher = matcher;
 	log_open(&r->log, cfg);
-	proc_init(&r->proc, cfg);
+	signals_init(&r->sigs);
+	proc_init(cfg);
 	backoff_init(&r->backoff, &cfg->sched, cfg->seeded, cfg->seed);
 	if (cfg->attempts == 0)
 		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=inf");
@@ -356,10 +467,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env)
 		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=%lld",
 		    cfg->attempts);
 	r->envp = build_env(r, max_env);
-	if (cfg->replay_stdin)
-		r->in = spool_stdin_open();
-	if (cfg->hold_stdout)
-		r->held = spool_stdout_open();
+	r->spools = spools_open(cfg->replay_stdin, cfg->hold_stdout);
 }
 
 int
@@ -367,6 +475,7 @@ main(int argc, char *argv[])
 {
 	struct config cfg;
 	struct run run;
+	struct matcher *matcher;
 	char msg[512], max_env[STATUS_BUF];
 	int sig;
 
@@ -375,24 +484,30 @@ main(int argc, char *argv[])
 		fputs(usage_text, stdout);
 		fputs("\n", stdout);
 		fputs(help_text, stdout);
-		return fflush(stdout) == EOF ? EXIT_RETRY : 0;
+		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
 	case PARSE_VERSION:
 		printf("retry %s\n", RETRY_VERSION);
-		return fflush(stdout) == EOF ? EXIT_RETRY : 0;
+		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
 	case PARSE_ERROR:
 		usage_error(msg);
 	case PARSE_OK:
 		break;
 	}
-	if (cfg.dry_run)
+	if ((matcher = matcher_open(&cfg, msg, sizeof(msg))) == NULL &&
+	    *msg != '\0')
+		usage_error(msg);
+	if (cfg.dry_run) {
+		matcher_free(matcher);	/* checked, never used */
 		return dry_run(&cfg);
-	setup_run(&run, &cfg, max_env);
-	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.proc,
-	    nsec_add(proc_now(), backoff_splay(&run.backoff)), NULL,
+	}
+	setup_run(&run, &cfg, max_env, matcher);
+	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.sigs,
+	    nsec_add(mono_now(), backoff_splay(&run.backoff)), NULL,
 	    NULL)) != 0)
-		proc_die(sig);
-	log_start(&run.log, &cfg);
+		die_by_signal(sig);
+	run.t0 = mono_now();
 	if (cfg.max_time != 0)
-		run.deadline = nsec_add(run.log.t0, cfg.max_time);
+		run.deadline = nsec_add(run.t0, cfg.max_time);
+	log_start(&run.log, &cfg, run.t0);
 	retry_loop(&run);
 }

@@ -1,0 +1,41 @@
+/*
+ * fd.c: the descriptors retry opens for itself.  Each one is close-on-exec
+ * and above 2: were retry started with stdin, stdout or stderr closed, a
+ * file or pipe of its own would take that number, and what retry writes
+ * there (messages, held output) or hands to the command as its stdio
+ * would land in the wrong place.
+ */
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* fd itself, or a copy of it above 2; -1 stays -1. */
+int
+fd_above_stdio(int fd)
+{
+	int nfd;
+
+	if (fd == -1 || fd > STDERR_FILENO)
+		return fd;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	close(fd);
+	return nfd;
+}
+
+/* pipe2(p, O_CLOEXEC), with both ends above 2. */
+int
+fd_pipe(int p[2])
+{
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	p[0] = fd_above_stdio(p[0]);
+	p[1] = fd_above_stdio(p[1]);
+	if (p[0] != -1 && p[1] != -1)
+		return 0;
+	if (p[0] != -1)
+		close(p[0]);
+	if (p[1] != -1)
+		close(p[1]);
+	return -1;
+}

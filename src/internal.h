@@ -1,0 +1,319 @@
+/*
+ * internal.h: the one internal header.  It holds the configuration that the
+ * option parser fills in, the schedule and the random source, the outcome
+ * of one attempt, and the entry points of every source file, grouped by
+ * file in the order in which calls run: from retry.c down to the leaves.
+ */
+#ifndef INTERNAL_H
+#define INTERNAL_H
+
+#include <sys/types.h>
+
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RETRY_VERSION	"1.0.0"
+
+/* Exit statuses, named as GNU and FreeBSD timeout(1) name them. */
+#define EXIT_TIMEDOUT		124	/* an attempt ran out of time */
+#define EXIT_CANCELED		125	/* retry's own error */
+#define EXIT_CANNOT_INVOKE	126	/* the command cannot be executed */
+#define EXIT_ENOENT		127	/* the command was not found */
+#define EXIT_KILLED		137	/* timed out and needed SIGKILL */
+
+typedef int64_t nsec_t;
+
+#define NSEC_PER_MSEC	INT64_C(1000000)
+#define NSEC_PER_SEC	INT64_C(1000000000)
+#define DURATION_MAX	(INT64_C(3155760000) * NSEC_PER_SEC)	/* 100 years */
+#define NSEC_INF	INT64_MAX	/* "never", as in --kill-after=inf */
+
+#define DRYRUN_UNLIMITED_ROWS	20
+
+enum jitter_kind {
+	JITTER_NONE,
+	JITTER_FULL,
+	JITTER_EQUAL,
+	JITTER_DECORRELATED,
+	JITTER_RANGE,		/* w * U(lo, hi) */
+	JITTER_ADD		/* w + U(0, add) */
+};
+
+struct jitter {
+	enum jitter_kind kind;
+	double		lo, hi;
+	nsec_t		add;
+};
+
+struct schedule {
+	nsec_t		base;
+	nsec_t		cap;
+	double		factor;
+	struct jitter	jitter;
+	nsec_t		splay;
+};
+
+/* xoshiro256** state; seeded from --seed or, lazily, from arc4random. */
+struct rng {
+	uint64_t	s[4];
+	bool		ready;
+	bool		seeded;
+	uint64_t	seed;
+};
+
+struct backoff {
+	const struct schedule *sched;
+	struct rng	rng;
+	nsec_t		prev;	/* previous draw, for decorrelated jitter */
+};
+
+/* Sets of outcomes: exit codes 0-255, signals 1-127 and "timeout". */
+struct outcome_set {
+	uint64_t	exits[4];
+	uint64_t	signals[2];
+	bool		timeout;
+};
+
+enum log_format {
+	LOG_TEXT,
+	LOG_JSON
+};
+
+/* The output conditions, strongest first. */
+enum match_kind {
+	MATCH_SUCCESS,
+	MATCH_STOP,
+	MATCH_RETRY,
+	MATCH_KINDS
+};
+#define OUTPUT_RULES_MAX	16	/* of each kind */
+
+struct config {
+	long long	attempts;	/* 0: unlimited */
+	struct schedule	sched;
+	bool		seeded;
+	uint64_t	seed;
+	struct outcome_set retry_on, stop_on, success_on;
+	nsec_t		timeout;	/* 0: none */
+	int		timeout_signal;
+	nsec_t		kill_after;	/* NSEC_INF: never */
+	nsec_t		max_time;	/* 0: none */
+	bool		foreground;
+	bool		replay_stdin;
+	bool		hold_stdout;
+	bool		dry_run;
+	int		verbosity;	/* -1 quiet, 0 default, 1 verbose */
+	enum log_format	log_format;
+	const char	*log_file;
+	const char	*output[MATCH_KINDS][OUTPUT_RULES_MAX];	/* EREs */
+	int		 noutput[MATCH_KINDS];
+	const char	*on_retry;	/* hook commands, or NULL */
+	const char	*on_give_up;
+	nsec_t		 reset_after;	/* 0: never */
+	char		**argv;		/* the command; NULL with --dry-run */
+};
+
+enum outcome_kind {
+	OUT_EXIT,		/* value: exit code */
+	OUT_SIGNAL,		/* value: signal number */
+	OUT_TIMEOUT,		/* value: 124, or 137 when KILL was needed */
+	OUT_NOEXEC		/* value: 126 or 127; error: errno */
+};
+
+struct outcome {
+	enum outcome_kind kind;
+	int		value;
+	int		error;
+	nsec_t		duration;
+	bool		deadline;	/* the --max-time deadline ended it */
+	int		stop_signal;	/* a signal retry received: forwarded */
+	int		matched;	/* the output condition, or -1 */
+	const char	*matched_text;	/* its ERE */
+};
+
+/* The status as the shell's $? would show it. */
+static inline int
+outcome_status(const struct outcome *o)
+{
+	return o->kind == OUT_SIGNAL ? 128 + o->value : o->value;
+}
+
+/* options.c: the command line, turned into a struct config. */
+enum parse_result {
+	PARSE_OK,
+	PARSE_ERROR,
+	PARSE_HELP,
+	PARSE_VERSION
+};
+enum parse_result parse_options(int, char **, struct config *, char *,
+		    size_t);
+void		 config_defaults(struct config *);
+
+/* parse.c: every conversion from a string; NULL or a reason. */
+const char	*parse_duration(const char *, nsec_t *, bool);
+const char	*parse_attempts(const char *, long long *);
+const char	*parse_factor(const char *, double *);
+const char	*parse_jitter(const char *, struct jitter *);
+const char	*parse_seed(const char *, uint64_t *);
+const char	*parse_signal(const char *, int *);
+const char	*parse_outcomes(const char *, struct outcome_set *);
+const char	*parse_log_format(const char *, enum log_format *);
+void		 outcomes_default_retry(struct outcome_set *);
+void		 outcomes_add_exit(struct outcome_set *, int);
+bool		 outcome_in(const struct outcome_set *, const struct outcome *);
+
+/* backoff.c: the schedule, pure and saturating, and the random source. */
+nsec_t		 backoff_window(const struct schedule *, long long);
+void		 backoff_bounds(const struct schedule *, long long, nsec_t *,
+		    nsec_t *);
+void		 backoff_init(struct backoff *, const struct schedule *, bool,
+		    uint64_t);
+nsec_t		 backoff_splay(struct backoff *);
+void		 backoff_restart(struct backoff *);
+nsec_t		 backoff_next(struct backoff *, long long);
+nsec_t		 nsec_add(nsec_t, nsec_t);
+
+/* log.c: progress messages, as text on stderr or JSON lines. */
+struct log {
+	int		 fd;
+	enum log_format	 format;
+	int		 verbosity;
+	bool		 countdown;	/* redraw a status line on a terminal */
+	bool		 line_open;	/* the status line is showing */
+	nsec_t		 t0;		/* what the run's times count from */
+	long long	 max;		/* --attempts, 0: unlimited */
+	char		 status[192];	/* the status line, less the time */
+	char		 plain[256];	/* the line it leaves behind */
+};
+void		 log_open(struct log *, const struct config *);
+void		 log_start(struct log *, const struct config *, nsec_t);
+void		 log_attempt_start(struct log *, long long);
+void		 log_attempt_end(struct log *, long long, const struct outcome *);
+void		 log_retrying(struct log *, long long, const struct outcome *,
+		    nsec_t, nsec_t, const struct jitter *);
+bool		 log_counts_down(const struct log *);
+void		 log_countdown(nsec_t, void *);
+void		 log_sleep_done(struct log *);
+void		 log_finish(struct log *, long long, const struct outcome *,
+		    const char *);
+void		 log_stopped(struct log *, long long, int, int);
+
+/* format.c: values as text, for the log, the dry run and the parser. */
+int		 format_seconds(char *, size_t, nsec_t);
+int		 format_ms(char *, size_t, nsec_t);
+int		 format_outcome(char *, size_t, const struct outcome *);
+const char	*format_jitter(const struct jitter *, char *, size_t);
+
+/*
+ * spool.c: --replay-stdin and --hold-stdout, and every copy between
+ * descriptors.  The attempt's wait loop services the spools' descriptors
+ * through a struct io_pump, which knows nothing of spools.
+ */
+struct io_pump {
+	/* Fills up to max descriptors to wait for; returns how many. */
+	int	(*fds)(void *, struct pollfd *, int);
+	/* Acts on what fds() filled in after the wait: 0 or an errno. */
+	int	(*service)(void *, const struct pollfd *, int);
+	/* Whether the attempt's output is complete. */
+	bool	(*done)(void *);
+	/* Reports what service() failed at and exits: the attempt is gone. */
+	void	(*fail)(void *, int);
+	void	*arg;
+};
+#define ATTEMPT_PUMPS	2
+struct attempt_io {
+	int		 in;	/* the command's stdin, or -1: retry's own */
+	int		 out;	/* the command's stdout, or -1: retry's own */
+	int		 err;	/* the command's stderr, or -1: retry's own */
+	struct io_pump	 pump[ATTEMPT_PUMPS];	/* fds NULL: unused */
+};
+struct spools;
+struct sigstate;
+struct spools	*spools_open(bool, bool);
+void		 spools_begin(struct spools *, struct attempt_io *, bool);
+int		 spools_held_fd(const struct spools *);
+void		 spools_end(struct spools *);
+int		 spools_flush(const struct sigstate *, const struct spools *,
+		    int);
+
+/* match.c: the output conditions, matched as the output streams. */
+struct matcher;
+struct matcher	*matcher_open(const struct config *, char *, size_t);
+void		 matcher_free(struct matcher *);
+void		 matcher_begin(struct matcher *, int, struct attempt_io *,
+		    struct io_pump *);
+int		 matcher_end(struct matcher *, const char **);
+
+/* hooks.c: --on-retry and --on-give-up. */
+struct hook {
+	const char	*name;		/* the option, for messages */
+	const char	*cmd;
+	char		**envp;		/* the command's environment */
+	int		 status;	/* of the attempt that just ended */
+	nsec_t		 next_sleep;	/* -1: no attempt follows */
+	nsec_t		 deadline;	/* 0: none */
+};
+int		 hook_run(const struct sigstate *, const struct config *,
+		    const struct hook *);
+
+/* proc.c: spawning an attempt, waiting for it, timing it out. */
+void		 proc_init(const struct config *);
+void		 proc_run(const struct sigstate *, const struct config *,
+		    char **, struct attempt_io *, nsec_t, struct outcome *);
+int		 proc_sleep(const struct sigstate *, nsec_t,
+		    void (*)(nsec_t, void *), void *);
+int		 proc_clear_leftovers(const struct sigstate *,
+		    const struct config *, nsec_t);
+
+/* spawn.c: starting the command, and telling a failed exec apart. */
+int		 spawn_command(const struct sigstate *, char **, char **,
+		    const struct attempt_io *, pid_t *);
+
+/* leftovers.c: the processes an attempt left behind, per platform. */
+#define LEFTOVER_WATCH	32
+struct leftovers {
+	int		 pidfd[LEFTOVER_WATCH];	/* readable when one ends */
+	int		 npidfd;
+	bool		 watched;	/* every one found has a pidfd */
+};
+void		 leftovers_init(void);
+size_t		 leftovers_signal(pid_t, pid_t, int, bool);
+size_t		 leftovers_watch(struct leftovers *, pid_t, int, bool);
+void		 leftovers_unwatch(struct leftovers *);
+
+/* signals.c: names, handlers, masks, and the one wait for events. */
+struct sigstate {
+	sigset_t	start_mask;	/* the inherited signal mask */
+	sigset_t	handled;	/* signals retry catches */
+	sigset_t	wait_mask;	/* the mask inside ppoll() */
+	sigset_t	start_ignored;	/* signals ignored at start */
+	pid_t		self;
+};
+void		 signals_init(struct sigstate *);
+int		 signals_wait(const struct sigstate *, struct pollfd *, int,
+		    nsec_t);
+void		 signals_take_pending(const struct sigstate *);
+void		 signals_restore(const struct sigstate *);
+bool		 signals_sigpipe_default(const struct sigstate *);
+bool		 signals_child_exited(void);
+void		 signals_child_seen(void);
+bool		 sig_is_stop(int);
+int		 signals_stop(void);
+int		 signals_next_forward(void);
+void		 signals_drop_forwards(void);
+long		 signals_stops(void);
+_Noreturn void	 die_by_signal(int);
+const char	*sig_name(int, char *, size_t);
+int		 sig_number(const char *);
+
+/* fd.c: the descriptors retry opens for itself, all above 2. */
+int		 fd_above_stdio(int);
+int		 fd_pipe(int [2]);
+
+/* clock.c: the one clock that every deadline is measured on. */
+nsec_t		 mono_now(void);
+
+#endif /* INTERNAL_H */

@@ -1,0 +1,285 @@
+/*
+ * options.c: the command line.  parse_options() turns argv into a struct
+ * config, with the defaults first, and on a bad option or value writes
+ * one line that names the option and the value; the values themselves
+ * are parse.c's to convert.  Nothing here exits or prints, so the fuzz
+ * harnesses can drive it directly.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define VALUE_SHOWN	100	/* bytes of a bad value quoted in an error */
+
+void
+config_defaults(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->attempts = 5;
+	cfg->sched.base = NSEC_PER_SEC;
+	cfg->sched.cap = 60 * NSEC_PER_SEC;
+	cfg->sched.factor = 2;
+	cfg->sched.jitter.kind = JITTER_FULL;
+	outcomes_default_retry(&cfg->retry_on);
+	outcomes_add_exit(&cfg->success_on, 0);
+	cfg->timeout_signal = SIGTERM;
+	cfg->kill_after = 10 * NSEC_PER_SEC;
+	cfg->log_format = LOG_TEXT;
+}
+
+
+enum {
+	OPT_SPLAY = 256,
+	OPT_SEED,
+	OPT_SUCCESS_ON,
+	OPT_FOREGROUND,
+	OPT_DRY_RUN,
+	OPT_SUCCESS_IF_OUTPUT,
+	OPT_STOP_IF_OUTPUT,
+	OPT_RETRY_IF_OUTPUT,
+	OPT_ON_RETRY,
+	OPT_ON_GIVE_UP,
+	OPT_RESET_AFTER,
+	OPT_LOG_FORMAT,
+	OPT_LOG_FILE
+};
+
+static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:IOqvhV";
+
+static const struct option longopts[] = {
+	{ "attempts",		required_argument,	NULL, 'n' },
+	{ "base",		required_argument,	NULL, 'b' },
+	{ "factor",		required_argument,	NULL, 'f' },
+	{ "cap",		required_argument,	NULL, 'c' },
+	{ "jitter",		required_argument,	NULL, 'j' },
+	{ "splay",		required_argument,	NULL, OPT_SPLAY },
+	{ "seed",		required_argument,	NULL, OPT_SEED },
+	{ "retry-on",		required_argument,	NULL, 'r' },
+	{ "stop-on",		required_argument,	NULL, 'x' },
+	{ "success-on",		required_argument,	NULL, OPT_SUCCESS_ON },
+	{ "timeout",		required_argument,	NULL, 't' },
+	{ "signal",		required_argument,	NULL, 's' },
+	{ "kill-after",		required_argument,	NULL, 'k' },
+	{ "max-time",		required_argument,	NULL, 'm' },
+	{ "foreground",		no_argument,		NULL, OPT_FOREGROUND },
+	{ "replay-stdin",	no_argument,		NULL, 'I' },
+	{ "hold-stdout",	no_argument,		NULL, 'O' },
+	{ "log-format",		required_argument,	NULL, OPT_LOG_FORMAT },
+	{ "log-file",		required_argument,	NULL, OPT_LOG_FILE },
+	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
+	{ "success-if-output",	required_argument,	NULL,
+	    OPT_SUCCESS_IF_OUTPUT },
+	{ "stop-if-output",	required_argument,	NULL, OPT_STOP_IF_OUTPUT },
+	{ "retry-if-output",	required_argument,	NULL,
+	    OPT_RETRY_IF_OUTPUT },
+	{ "on-retry",		required_argument,	NULL, OPT_ON_RETRY },
+	{ "on-give-up",		required_argument,	NULL, OPT_ON_GIVE_UP },
+	{ "reset-after",	required_argument,	NULL, OPT_RESET_AFTER },
+	{ "quiet",		no_argument,		NULL, 'q' },
+	{ "verbose",		no_argument,		NULL, 'v' },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ "version",		no_argument,		NULL, 'V' },
+	{ NULL,			0,			NULL, 0 }
+};
+
+static const char *
+long_name(int val)
+{
+	const struct option *o;
+
+	for (o = longopts; o->name != NULL; o++)
+		if (o->val == val)
+			return o->name;
+	return "?";
+}
+
+/* An ERE is compiled by match.c, when the run starts. */
+static const char *
+add_output_rule(struct config *cfg, enum match_kind k, const char *re)
+{
+	if (cfg->noutput[k] == OUTPUT_RULES_MAX)
+		return "too many, the limit is 16";
+	cfg->output[k][cfg->noutput[k]++] = re;
+	return NULL;
+}
+
+/* The value of one option that takes an argument; NULL or a reason. */
+static const char *
+parse_value(int opt, const char *arg, struct config *cfg)
+{
+	struct schedule *s = &cfg->sched;
+
+	switch (opt) {
+	case 'n':
+		return parse_attempts(arg, &cfg->attempts);
+	case 'b':
+		return parse_duration(arg, &s->base, false);
+	case 'f':
+		return parse_factor(arg, &s->factor);
+	case 'c':
+		return parse_duration(arg, &s->cap, false);
+	case 'j':
+		return parse_jitter(arg, &s->jitter);
+	case OPT_SPLAY:
+		return parse_duration(arg, &s->splay, false);
+	case OPT_SEED:
+		cfg->seeded = true;
+		return parse_seed(arg, &cfg->seed);
+	case 'r':
+		return parse_outcomes(arg, &cfg->retry_on);
+	case 'x':
+		return parse_outcomes(arg, &cfg->stop_on);
+	case OPT_SUCCESS_ON:
+		return parse_outcomes(arg, &cfg->success_on);
+	case 't':
+		return parse_duration(arg, &cfg->timeout, false);
+	case 's':
+		return parse_signal(arg, &cfg->timeout_signal);
+	case 'k':
+		return parse_duration(arg, &cfg->kill_after, true);
+	case 'm':
+		return parse_duration(arg, &cfg->max_time, false);
+	case OPT_LOG_FORMAT:
+		return parse_log_format(arg, &cfg->log_format);
+	case OPT_LOG_FILE:
+		cfg->log_file = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_SUCCESS_IF_OUTPUT:
+		return add_output_rule(cfg, MATCH_SUCCESS, arg);
+	case OPT_STOP_IF_OUTPUT:
+		return add_output_rule(cfg, MATCH_STOP, arg);
+	case OPT_RETRY_IF_OUTPUT:
+		return add_output_rule(cfg, MATCH_RETRY, arg);
+	case OPT_ON_RETRY:
+		cfg->on_retry = arg;
+		return *arg == '\0' ? "empty command" : NULL;
+	case OPT_ON_GIVE_UP:
+		cfg->on_give_up = arg;
+		return *arg == '\0' ? "empty command" : NULL;
+	case OPT_RESET_AFTER:
+		return parse_duration(arg, &cfg->reset_after, false);
+	default:
+		return NULL;
+	}
+}
+
+static bool
+parse_flag(int opt, struct config *cfg)
+{
+	switch (opt) {
+	case OPT_FOREGROUND:
+		cfg->foreground = true;
+		return true;
+	case 'I':
+		cfg->replay_stdin = true;
+		return true;
+	case 'O':
+		cfg->hold_stdout = true;
+		return true;
+	case OPT_DRY_RUN:
+		cfg->dry_run = true;
+		return true;
+	case 'q':
+		cfg->verbosity = -1;
+		return true;
+	case 'v':
+		cfg->verbosity = 1;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * What getopt rejected: an unknown option or a missing value.  word is
+ * the argument getopt was working on: argv[optind - 1] would be the one
+ * before it when the bad letter starts a cluster such as -Zq.
+ */
+static void
+describe_bad_option(int opt, const char *word, char *err, size_t len)
+{
+	bool is_long = strncmp(word, "--", 2) == 0;
+
+	if (opt == ':') {
+		if (is_long)
+			snprintf(err, len, "option '%s' needs a value", word);
+		else
+			snprintf(err, len, "option '-%c' needs a value",
+			    optopt);
+	} else if (is_long && optopt != 0)	/* known, but --flag=value */
+		snprintf(err, len, "option '--%s' takes no value",
+		    long_name(optopt));
+	else if (!is_long)
+		snprintf(err, len, "unknown option '-%c'", optopt);
+	else
+		snprintf(err, len, "unknown option '%s'", word);
+}
+
+/* What no single option can check; false with err filled in. */
+static bool
+check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
+    char *err, size_t len)
+{
+	struct schedule *s = &cfg->sched;
+
+	if (cap_arg != NULL && s->cap < s->base) {
+		snprintf(err, len, "invalid --cap '%.*s': below --base '%.*s'",
+		    VALUE_SHOWN, cap_arg, VALUE_SHOWN, base_arg);
+		return false;
+	}
+	if (s->cap < s->base)
+		s->cap = s->base;
+	/* As in timeout(1), -k 0 sends no KILL at all. */
+	if (cfg->kill_after == 0)
+		cfg->kill_after = NSEC_INF;
+	if (!cfg->dry_run && cfg->argv == NULL) {
+		snprintf(err, len, "no command given");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Fills cfg from argv.  On PARSE_ERROR, err holds one line without the
+ * program name or the --help hint, which the caller adds.
+ */
+enum parse_result
+parse_options(int argc, char **argv, struct config *cfg, char *err,
+    size_t len)
+{
+	const char *why, *cap_arg = NULL, *base_arg = "1s";
+	int opt, at;
+
+	config_defaults(cfg);
+	optind = 0;
+	opterr = 0;
+	while ((at = optind > 0 ? optind : 1, opt = getopt_long(argc, argv,
+	    shortopts, longopts, NULL)) != -1) {
+		if (opt == 'h')
+			return PARSE_HELP;
+		if (opt == 'V')
+			return PARSE_VERSION;
+		if (opt == '?' || opt == ':') {
+			describe_bad_option(opt, argv[at], err, len);
+			return PARSE_ERROR;
+		}
+		if (parse_flag(opt, cfg))
+			continue;
+		if (opt == 'c')
+			cap_arg = optarg;
+		else if (opt == 'b')
+			base_arg = optarg;
+		if ((why = parse_value(opt, optarg, cfg)) != NULL) {
+			/* A huge value must not push the reason out. */
+			snprintf(err, len, "invalid --%s '%.*s%s': %s",
+			    long_name(opt), VALUE_SHOWN, optarg,
+			    strlen(optarg) > VALUE_SHOWN ? "..." : "", why);
+			return PARSE_ERROR;
+		}
+	}
+	cfg->argv = optind < argc ? argv + optind : NULL;
+	return check_config(cfg, cap_arg, base_arg, err, len) ? PARSE_OK :
+	    PARSE_ERROR;
+}
