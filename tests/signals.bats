@@ -408,15 +408,11 @@ term_pending() {
 	    select undef, undef, undef, 0.01 until -s "$d/release";
 	    exit 3' "$WORK"
 	wait_for_file "$WORK/ready"
-	local cmd i
+	local cmd
 	cmd=$(<"$WORK/ready")
 	sig_in_set "$cmd" 15 SigBlk
 	kill -TERM "$RPID"
-	for ((i = 0; i < 500; i++)); do
-		term_pending "$cmd" && break
-		sleep 0.01
-	done
-	term_pending "$cmd"
+	poll_until 5 term_pending "$cmd"
 	# Not a synchronisation: time for a wrong KILL (after 50 ms) to land.
 	sleep 0.3
 	kill -0 "$cmd"

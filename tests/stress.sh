@@ -9,7 +9,7 @@
 # processes behind, that ignore TERM, with -I/-O, with a splay...), waits
 # a random 0-150 ms and sends it a stop signal (HUP, INT, QUIT or TERM),
 # sometimes after a signal that stops nothing (USR1, USR2, ALRM, WINCH)
-# and sometimes followed by a second stop signal (issue 11).  Then:
+# and sometimes followed by a second stop signal.  Then:
 #   - retry must end within 10 s (no hang),
 #   - by one of the signals it was sent, or with an exit status that an
 #     attempt of the scenario can end with (retry exits as the attempt

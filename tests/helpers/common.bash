@@ -22,16 +22,20 @@ common_setup() {
 }
 
 # poll_until SECONDS COMMAND [ARG...]: runs COMMAND every 10 ms until it
-# succeeds; fails, saying what it waited for, once SECONDS (a whole
-# number) have passed.  COMMAND runs in this shell: a function may set
-# variables for the caller.
+# succeeds; fails, saying what it waited for, once SECONDS ("5", "0.5")
+# have passed.  COMMAND runs in this shell, so that a function may set
+# variables for the caller, with its stderr silenced.
 poll_until() {
-	local limit=$1 start now
+	local limit=$1 int frac end now
 	shift
-	start=${EPOCHREALTIME/[.,]/}
-	until "$@"; do
+	int=${limit%%.*} frac=
+	[[ $limit == *.* ]] && frac=${limit#*.}
+	frac=${frac}000000
+	now=${EPOCHREALTIME/[.,]/}
+	end=$((10#$now + 10#${int:-0} * 1000000 + 10#${frac:0:6}))
+	until "$@" 2>/dev/null; do
 		now=${EPOCHREALTIME/[.,]/}
-		if ((now - start >= limit * 1000000)); then
+		if ((10#$now >= end)); then
 			echo "timed out after ${limit}s waiting for: $*" >&2
 			return 1
 		fi
