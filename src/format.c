@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -34,8 +35,25 @@ format_ms(char *buf, size_t len, nsec_t ns)
 	return snprintf(buf, len, "%lld.%03lld", ms / 1000, ms % 1000);
 }
 
+/* Seconds without trailing zeros, as an option would spell them: 60, 1.5. */
 int
-format_outcome(char *buf, size_t len, const struct outcome *o)
+format_short(char *buf, size_t len, nsec_t ns)
+{
+	char s[32];
+	size_t n;
+
+	format_seconds(s, sizeof(s), ns);
+	n = strlen(s);
+	while (n > 0 && s[n - 1] == '0')
+		n--;
+	if (n > 0 && s[n - 1] == '.')
+		n--;
+	return snprintf(buf, len, "%.*s", (int)n, s);
+}
+
+/* The outcome itself, without the HTTP status. */
+static int
+format_plain_outcome(char *buf, size_t len, const struct outcome *o)
 {
 	char name[16];
 
@@ -49,6 +67,27 @@ format_outcome(char *buf, size_t len, const struct outcome *o)
 	default:
 		return snprintf(buf, len, "exit %d", o->value);
 	}
+}
+
+/*
+ * "exit 22", "signal KILL", "timed out"; with an HTTP response first,
+ * "HTTP 503, exit 22", or "HTTP 503" alone when the command exited 0.
+ */
+int
+format_outcome(char *buf, size_t len, const struct outcome *o)
+{
+	int n = 0;
+
+	if (o->http_status != 0) {
+		if (o->kind == OUT_EXIT && o->value == 0)
+			return snprintf(buf, len, "HTTP %d", o->http_status);
+		n = snprintf(buf, len, "HTTP %d, ", o->http_status);
+		if (n < 0 || (size_t)n >= len)
+			return n;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return n + format_plain_outcome(buf, len, o);
 }
 
 const char *

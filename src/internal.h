@@ -70,11 +70,17 @@ struct backoff {
 	nsec_t		prev;	/* previous draw, for decorrelated jitter */
 };
 
-/* Sets of outcomes: exit codes 0-255, signals 1-127 and "timeout". */
+/*
+ * Sets of outcomes: exit codes 0-255, signals 1-127 and "timeout", and
+ * the HTTP statuses of --http (200-599, as bits 0-639).
+ */
+#define HTTP_STATUS_MIN	200	/* a final status: 1xx are interim */
+#define HTTP_STATUS_MAX	599
 struct outcome_set {
 	uint64_t	exits[4];
 	uint64_t	signals[2];
 	bool		timeout;
+	uint64_t	http[10];
 };
 
 enum log_format {
@@ -99,6 +105,7 @@ struct config {
 	int		verbosity;	/* -1 quiet, 0 default, 1 verbose */
 	enum log_format	log_format;
 	const char	*log_file;
+	const char	*http_file;	/* --http: the response head; or NULL */
 	char		**argv;		/* the command; NULL with --dry-run */
 };
 
@@ -116,6 +123,7 @@ struct outcome {
 	nsec_t		duration;
 	bool		deadline;	/* the --max-time deadline ended it */
 	int		stop_signal;	/* a signal retry received: forwarded */
+	int		http_status;	/* --http: 200-599; 0: no response */
 };
 
 /* The status as the shell's $? would show it. */
@@ -143,11 +151,13 @@ const char	*parse_factor(const char *, double *);
 const char	*parse_jitter(const char *, struct jitter *);
 const char	*parse_seed(const char *, uint64_t *);
 const char	*parse_signal(const char *, int *);
-const char	*parse_outcomes(const char *, struct outcome_set *);
+const char	*parse_outcomes(const char *, struct outcome_set *,
+		    const struct outcome_set *, char *, size_t);
 const char	*parse_log_format(const char *, enum log_format *);
 void		 outcomes_default_retry(struct outcome_set *);
 void		 outcomes_add_exit(struct outcome_set *, int);
 bool		 outcome_in(const struct outcome_set *, const struct outcome *);
+bool		 outcome_http_in(const struct outcome_set *, int);
 
 /* backoff.c: the schedule, pure and saturating, and the random source. */
 nsec_t		 backoff_window(const struct schedule *, long long);
@@ -170,24 +180,28 @@ struct log {
 	long long	 max;		/* --attempts, 0: unlimited */
 	char		 status[192];	/* the status line, less the time */
 	char		 plain[256];	/* the line it leaves behind */
+	bool		 http;		/* --http: events carry the status */
 };
 void		 log_open(struct log *, const struct config *);
 void		 log_start(struct log *, const struct config *, nsec_t);
 void		 log_attempt_start(struct log *, long long);
 void		 log_attempt_end(struct log *, long long, const struct outcome *);
 void		 log_retrying(struct log *, long long, const struct outcome *,
-		    nsec_t, nsec_t, const struct jitter *);
+		    nsec_t, nsec_t, const struct jitter *, const char *, nsec_t);
 bool		 log_counts_down(const struct log *);
 void		 log_countdown(nsec_t, void *);
 void		 log_sleep_done(struct log *);
 void		 log_finish(struct log *, long long, const struct outcome *,
-		    const char *);
+		    const char *, int);
+void		 log_note(struct log *, long long, const char *, ...)
+		    __printflike(3, 4);
 void		 log_stopped(struct log *, long long, int, int);
 
 /* format.c: values as text, for the log, the dry run and the parser. */
 int		 format_seconds(char *, size_t, nsec_t);
 int		 format_ms(char *, size_t, nsec_t);
 int		 format_outcome(char *, size_t, const struct outcome *);
+int		 format_short(char *, size_t, nsec_t);
 const char	*format_jitter(const struct jitter *, char *, size_t);
 
 /*
@@ -219,6 +233,26 @@ void		 spools_end(struct spools *);
 int		 spools_flush(const struct sigstate *, const struct spools *,
 		    int);
 
+/*
+ * http.c: --http, the response head that the command saved (as curl -D
+ * writes it) and the server's Retry-After.  The parsers neither print
+ * nor exit, for the fuzz harness.
+ */
+#define HTTP_HEAD_MAX	(64 * 1024)	/* bytes of FILE read */
+#define HTTP_VALUE_MAX	64		/* a Retry-After value kept */
+struct http_head {
+	int		status;		/* the last final status; 0: none */
+	int		retry_after_fields;	/* in that head */
+	bool		retry_after_bad;	/* too long or not printable */
+	char		retry_after[HTTP_VALUE_MAX];	/* the first, trimmed */
+};
+int		 http_reset(const char *);
+int		 http_load(const char *, struct http_head *);
+void		 http_parse_head(const char *, size_t, struct http_head *);
+const char	*http_server_delay(const struct http_head *, nsec_t, nsec_t *);
+bool		 http_parse_retry_after(const char *, nsec_t, nsec_t *);
+bool		 http_retried_by_default(int);
+
 /* proc.c: spawning an attempt, waiting for it, timing it out. */
 void		 proc_init(const struct config *);
 void		 proc_run(const struct sigstate *, const struct config *,
@@ -227,6 +261,7 @@ int		 proc_sleep(const struct sigstate *, nsec_t,
 		    void (*)(nsec_t, void *), void *);
 int		 proc_clear_leftovers(const struct sigstate *,
 		    const struct config *, nsec_t);
+bool		 proc_first_part_runs(const char *);
 
 /* leftovers.c: the processes an attempt left behind, per platform. */
 #define LEFTOVER_WATCH	32
@@ -271,5 +306,6 @@ int		 fd_pipe(int [2]);
 
 /* clock.c: the one clock that every deadline is measured on. */
 nsec_t		 mono_now(void);
+nsec_t		 wall_now(void);
 
 #endif /* INTERNAL_H */

@@ -4,6 +4,8 @@
  * descriptors of an io_pump, times it out (--timeout, --max-time, then
  * SIGKILL after --kill-after), and classifies how it ended.  Between
  * attempts it sleeps and clears what the last attempt left running.
+ * When the command cannot be started, it can tell whether a word that
+ * holds blanks was a command line meant for a shell.
  *
  * retry reaps every child itself, so it never signals a pid it has
  * reaped; which processes belong to an attempt is leftovers.c's to say.
@@ -17,6 +19,8 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,6 +154,38 @@ exec_child(const struct sigstate *ss, char **argv, char **envp,
 	e = errno;
 	(void)!write(errfd, &e, sizeof(e));
 	_exit(e == ENOENT ? EXIT_ENOENT : EXIT_CANNOT_INVOKE);
+}
+
+/*
+ * Whether the part of word before its first blank names a program, as a
+ * path or on PATH as execvp(3) searches it: "curl -fsS URL" as one word.
+ */
+bool
+proc_first_part_runs(const char *word)
+{
+	char part[PATH_MAX], path[PATH_MAX];
+	const char *dirs = getenv("PATH"), *colon;
+	size_t n = strcspn(word, " \t");
+	int dlen;
+
+	if (n == 0 || word[n] == '\0' || n >= sizeof(part))
+		return false;
+	memcpy(part, word, n);
+	part[n] = '\0';
+	if (strchr(part, '/') != NULL)
+		return access(part, X_OK) == 0;
+	for (dirs = dirs != NULL ? dirs : "/usr/bin:/bin";; dirs = colon + 1) {
+		colon = strchr(dirs, ':');
+		dlen = (int)(colon != NULL ? (size_t)(colon - dirs) :
+		    strlen(dirs));
+		/* An empty entry is the current directory. */
+		if (snprintf(path, sizeof(path), "%.*s/%s", dlen > 0 ? dlen : 1,
+		    dlen > 0 ? dirs : ".", part) < (int)sizeof(path) &&
+		    access(path, X_OK) == 0)
+			return true;
+		if (colon == NULL)
+			return false;
+	}
 }
 
 /*

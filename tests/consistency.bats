@@ -70,7 +70,7 @@ man_text() {
 		fi
 		case $long in
 		--help | --version) continue ;;
-		--log-file) continue ;;	# any name is a path
+		--log-file | --http) continue ;;	# any name is a path
 		esac
 		if [[ -n $value ]]; then
 			# A bad value is reported under the long name, also when
