@@ -321,7 +321,8 @@ imf_fixdate(const char *s, struct civil *c)
 	int y;
 
 	if (!literal(&s, ", ") || !digits(&s, 2, &c->day) ||
-	    !literal(&s, " ") || (c->month = name_at(&s, months, 12) + 1) == 0 ||
+	    !literal(&s, " ") ||
+	    (c->month = name_at(&s, months, 12) + 1) == 0 ||
 	    !literal(&s, " ") || !digits(&s, 4, &y) || !literal(&s, " ") ||
 	    !time_of_day(&s, c) || !literal(&s, " GMT"))
 		return false;
@@ -341,7 +342,8 @@ rfc850_date(const char *s, nsec_t wall, struct civil *c)
 	int yy;
 
 	if (!literal(&s, ", ") || !digits(&s, 2, &c->day) ||
-	    !literal(&s, "-") || (c->month = name_at(&s, months, 12) + 1) == 0 ||
+	    !literal(&s, "-") ||
+	    (c->month = name_at(&s, months, 12) + 1) == 0 ||
 	    !literal(&s, "-") || !digits(&s, 2, &yy) || !literal(&s, " ") ||
 	    !time_of_day(&s, c) || !literal(&s, " GMT") || *s != '\0')
 		return false;

@@ -408,8 +408,8 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 	if (lg->format == LOG_JSON) {
 		format_seconds(d, sizeof(d), elapsed);
 		json_begin(lg, buf, sizeof(buf), "summary");
-		json_field(buf, sizeof(buf), ",\"attempts\":%lld,\"elapsed\":%s,"
-		    "\"status\":%d,\"reason\":", k, d, status);
+		json_field(buf, sizeof(buf), ",\"attempts\":%lld,"
+		    "\"elapsed\":%s,\"status\":%d,\"reason\":", k, d, status);
 		json_string(buf, sizeof(buf), reason ? reason : "success");
 		json_end(lg, buf, sizeof(buf));
 		return;
@@ -419,7 +419,8 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 	if (reason != NULL && lg->verbosity >= 0 &&
 	    status != outcome_status(o))
 		text(lg, "giving up after %lld attempt%s in %ss: %s (%s; "
-		    "exiting %d)", k, k == 1 ? "" : "s", d, what, reason, status);
+		    "exiting %d)", k, k == 1 ? "" : "s", d, what, reason,
+		    status);
 	else if (reason != NULL && lg->verbosity >= 0)
 		text(lg, "giving up after %lld attempt%s in %ss: %s (%s)", k,
 		    k == 1 ? "" : "s", d, what, reason);

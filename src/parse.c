@@ -1,10 +1,12 @@
 /*
  * parse.c: every conversion from a string to a value: durations, counts,
  * factors, jitter modes, seeds, signals, log formats and the LISTs of
- * outcomes (HTTP statuses included), with the sets those LISTs become.  Each converter returns
- * NULL on success or a short reason that options.c puts into its error
- * line.  Nothing here exits or prints, so the fuzz harnesses can drive
- * every function directly.
+ * outcomes (HTTP statuses included), with the sets those LISTs become.
+ * Each converter returns NULL on success or a short reason that
+ * options.c puts into its error line; parse_outcomes() writes its reason,
+ * which names the rejected item, into the caller's buffer.  Nothing here
+ * exits or prints, so the fuzz harnesses can drive every function
+ * directly.
  */
 #include <ctype.h>
 #include <errno.h>
