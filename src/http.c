@@ -179,6 +179,7 @@ http_parse_head(const char *buf, size_t len, struct http_head *h)
 	int code;
 
 	memset(h, 0, sizeof(*h));
+	memset(&interim, 0, sizeof(interim));
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		n = (size_t)((nl != NULL ? nl : end) - p);
@@ -396,7 +397,7 @@ http_date(const char *s, nsec_t wall, int64_t *secs)
 	    c.hour > 23 || c.min > 59 || c.sec > 60)
 		return false;
 	*secs = days_from_civil(c.year, c.month, c.day) * SEC_PER_DAY +
-	    c.hour * 3600 + c.min * 60 + c.sec;
+	    (int64_t)c.hour * 3600 + (int64_t)c.min * 60 + c.sec;
 	return true;
 }
 

@@ -181,13 +181,16 @@ struct log {
 	char		 status[192];	/* the status line, less the time */
 	char		 plain[256];	/* the line it leaves behind */
 	bool		 http;		/* --http: events carry the status */
+	const char	*retry_after;	/* the next sleep's, or NULL */
+	nsec_t		 server;	/* its delay, or -1 */
 };
 void		 log_open(struct log *, const struct config *);
 void		 log_start(struct log *, const struct config *, nsec_t);
 void		 log_attempt_start(struct log *, long long);
 void		 log_attempt_end(struct log *, long long, const struct outcome *);
+void		 log_server_delay(struct log *, const char *, nsec_t);
 void		 log_retrying(struct log *, long long, const struct outcome *,
-		    nsec_t, nsec_t, const struct jitter *, const char *, nsec_t);
+		    nsec_t, nsec_t, const struct jitter *);
 bool		 log_counts_down(const struct log *);
 void		 log_countdown(nsec_t, void *);
 void		 log_sleep_done(struct log *);
@@ -238,7 +241,7 @@ int		 spools_flush(const struct sigstate *, const struct spools *,
  * writes it) and the server's Retry-After.  The parsers neither print
  * nor exit, for the fuzz harness.
  */
-#define HTTP_HEAD_MAX	(64 * 1024)	/* bytes of FILE read */
+#define HTTP_HEAD_MAX	((size_t)64 * 1024)	/* bytes of FILE read */
 #define HTTP_VALUE_MAX	64		/* a Retry-After value kept */
 struct http_head {
 	int		status;		/* the last final status; 0: none */

@@ -74,6 +74,7 @@ log_open(struct log *lg, const struct config *cfg)
 	lg->verbosity = cfg->verbosity;
 	lg->max = cfg->attempts;
 	lg->http = cfg->http_file != NULL;
+	lg->server = -1;
 	if (cfg->log_file != NULL && (lg->fd = fd_above_stdio(open(
 	    cfg->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 	    0666))) == -1)
@@ -314,17 +315,30 @@ log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 }
 
 /*
+ * --http: the next sleep, which log_retrying() reports, includes server,
+ * the delay that the server's Retry-After (the value ra) asked for; ra
+ * NULL and server -1: none.
+ */
+void
+log_server_delay(struct log *lg, const char *ra, nsec_t server)
+{
+	lg->retry_after = ra;
+	lg->server = server;
+}
+
+/*
  * An attempt failed and the next one comes after sleep, drawn by the
- * jitter mode from the window, plus server, the delay that the server's
- * Retry-After (the value ra) asked for; ra NULL and server -1: none.
+ * jitter mode from the window, plus the server's delay if there is one.
  */
 void
 log_retrying(struct log *lg, long long k, const struct outcome *o,
-    nsec_t sleep, nsec_t window, const struct jitter *jitter,
-    const char *ra, nsec_t server)
+    nsec_t sleep, nsec_t window, const struct jitter *jitter)
 {
 	char buf[512], name[48], what[64], d[32], jit[64];
+	const char *ra = lg->retry_after;
+	nsec_t server = lg->server;
 
+	log_server_delay(lg, NULL, -1);	/* for this sleep only */
 	if (lg->format == LOG_JSON) {
 		json_begin(lg, buf, sizeof(buf), "sleep");
 		json_field(buf, sizeof(buf), ",\"attempt\":%lld", k);

@@ -170,14 +170,14 @@ enum verdict {
 static bool
 decide_http(const struct config *cfg, int status, enum verdict *v)
 {
+	bool stop = outcome_http_in(&cfg->stop_on, status);
+
 	if (outcome_http_in(&cfg->success_on, status))
 		*v = SUCCEED;
-	else if (outcome_http_in(&cfg->stop_on, status))
-		*v = STOP;
-	else if (outcome_http_in(&cfg->retry_on, status) ||
-	    http_retried_by_default(status))
+	else if (!stop && (outcome_http_in(&cfg->retry_on, status) ||
+	    http_retried_by_default(status)))
 		*v = RETRY;
-	else if (status >= 400)
+	else if (stop || status >= 400)
 		*v = STOP;
 	else
 		return false;
@@ -288,7 +288,7 @@ read_head(struct run *r, long long k, struct outcome *o)
 		return;
 	if ((error = http_load(path, &r->head)) == EFBIG)
 		log_note(&r->log, k, "%s holds more than %d KiB, taken as no "
-		    "response", path, HTTP_HEAD_MAX / 1024);
+		    "response", path, (int)(HTTP_HEAD_MAX / 1024));
 	else if (error != 0)
 		log_note(&r->log, k, "cannot read %s: %s, taken as no "
 		    "response", path, strerror(error));
@@ -372,9 +372,11 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	if (r->deadline != 0 && mono_now() >= r->deadline)
 		return "--max-time reached";
 	release_output(r, k, false);
+	if (r->cfg->http_file != NULL)
+		log_server_delay(&r->log, server >= 0 ? r->head.retry_after :
+		    NULL, server);
 	log_retrying(&r->log, k, o, sleep, backoff_window(&r->cfg->sched, k),
-	    &r->cfg->sched.jitter, server >= 0 ? r->head.retry_after : NULL,
-	    server);
+	    &r->cfg->sched.jitter);
 	sig = proc_sleep(&r->sigs, nsec_add(now, sleep),
 	    log_counts_down(&r->log) ? log_countdown : NULL, &r->log);
 	log_sleep_done(&r->log);

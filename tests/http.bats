@@ -49,6 +49,21 @@ fake() {
 	quick "$@" --http="$WORK/h" -- "$WORK/cmd"
 }
 
+# ignored VALUE...: each value, alone in a 503's Retry-After, is ignored,
+# -v says why, and the next attempt comes after the usual sleep.
+ignored() {
+	local v
+	for v; do
+		rm -f "$WORK/log"
+		answer 1 "HTTP/1.1 503 X\r\nRetry-After: $v\r\n\r\n"
+		CODES="22 0" fake -b 0 -v
+		[ "$status" -eq 0 ]
+		line_is 2 "retry: attempt 1/5: ignoring Retry-After '$v': neither seconds nor an HTTP-date"
+		line_is 3 "retry: attempt 1/5 failed (HTTP 503, exit 22), next in 0.000s"
+		attempts 2
+	done
+}
+
 # --- the head: which one counts, and how it is read ---------------------
 
 @test "the status of the head joins the outcome in the messages" {
@@ -318,21 +333,6 @@ fake() {
 	grep -qxF "retry: attempt 3/5 failed (HTTP 503, exit 22), next in 0.000s (Retry-After: Sun Nov  6 08:49:37 1994)" <<<"$stderr"
 	grep -qxF "retry: attempt 4/5 failed (HTTP 503, exit 22), next in 0.000s (Retry-After: Thu Feb 29 23:59:60 2024)" <<<"$stderr"
 	attempts 5
-}
-
-# ignored VALUE...: each value, alone in a 503's Retry-After, is ignored,
-# -v says why, and the next attempt comes after the usual sleep.
-ignored() {
-	local v
-	for v; do
-		rm -f "$WORK/log"
-		answer 1 "HTTP/1.1 503 X\r\nRetry-After: $v\r\n\r\n"
-		CODES="22 0" fake -b 0 -v
-		[ "$status" -eq 0 ]
-		line_is 2 "retry: attempt 1/5: ignoring Retry-After '$v': neither seconds nor an HTTP-date"
-		line_is 3 "retry: attempt 1/5 failed (HTTP 503, exit 22), next in 0.000s"
-		attempts 2
-	done
 }
 
 @test "Retry-After: a value that is not a number of seconds is ignored" {

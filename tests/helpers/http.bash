@@ -2,6 +2,7 @@
 # and the tools the tests need.  Load after helpers/common and core.
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # URL and SERVER_PID are for the suite
+# shellcheck disable=SC2154 # stderr_lines: set by run and quick
 
 # need_tool NAME: a missing tool skips the test with one line, except
 # under CI=true, where every tool must be there.
