@@ -51,27 +51,38 @@ format_short(char *buf, size_t len, nsec_t ns)
 	return snprintf(buf, len, "%.*s", (int)n, s);
 }
 
-/* The outcome itself, without the HTTP status. */
+/*
+ * "exit 3", "signal TERM", "timed out", with the output condition: the
+ * outcome without the HTTP status.
+ */
 static int
 format_plain_outcome(char *buf, size_t len, const struct outcome *o)
 {
 	char name[16];
+	int n;
 
 	switch (o->kind) {
 	case OUT_SIGNAL:
-		return snprintf(buf, len, "signal %s",
+		n = snprintf(buf, len, "signal %s",
 		    sig_name(o->value, name, sizeof(name)));
+		break;
 	case OUT_TIMEOUT:
-		return snprintf(buf, len, o->value == EXIT_KILLED ?
+		n = snprintf(buf, len, o->value == EXIT_KILLED ?
 		    "timed out, killed" : "timed out");
+		break;
 	default:
-		return snprintf(buf, len, "exit %d", o->value);
+		n = snprintf(buf, len, "exit %d", o->value);
+		break;
 	}
+	if (o->matched_text != NULL && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+		    ", output matched '%s'", o->matched_text);
+	return n;
 }
 
 /*
- * "exit 22", "signal KILL", "timed out"; with an HTTP response first,
- * "HTTP 503, exit 22", or "HTTP 503" alone when the command exited 0.
+ * The outcome; with an HTTP response first, "HTTP 503, exit 22", or
+ * "HTTP 503" alone when the command exited 0 and nothing more is said.
  */
 int
 format_outcome(char *buf, size_t len, const struct outcome *o)
@@ -79,7 +90,8 @@ format_outcome(char *buf, size_t len, const struct outcome *o)
 	int n = 0;
 
 	if (o->http_status != 0) {
-		if (o->kind == OUT_EXIT && o->value == 0)
+		if (o->kind == OUT_EXIT && o->value == 0 &&
+		    o->matched_text == NULL)
 			return snprintf(buf, len, "HTTP %d", o->http_status);
 		n = snprintf(buf, len, "HTTP %d, ", o->http_status);
 		if (n < 0 || (size_t)n >= len)

@@ -300,6 +300,10 @@ log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 			    o->value);
 		json_field(buf, sizeof(buf), ",\"status\":%d,\"duration\":%s",
 		    outcome_status(o), d);
+		if (o->matched_text != NULL) {
+			json_field(buf, sizeof(buf), ",\"output_matched\":");
+			json_string(buf, sizeof(buf), o->matched_text);
+		}
 		if (lg->http && o->http_status != 0)
 			json_field(buf, sizeof(buf), ",\"http_status\":%d",
 			    o->http_status);
