@@ -1,13 +1,14 @@
 /*
  * http.c: libFuzzer harness for the --http parsers of src/http.c: the
  * response head (http_parse_head) and Retry-After (http_parse_retry_after,
- * http_server_delay).
+ * http_wait).
  *
  * Properties of the head: any bytes give a status of 0 or 200-599 and a
  * kept Retry-After that is printable, trimmed and NUL-terminated; the
  * same bytes give the same answer; whatever comes before it, a complete
  * final head appended at the end is the one that counts, and an interim
- * head after it changes nothing.
+ * head after it changes nothing; http_wait() gives a delay within --cap,
+ * a delay above it, or a message, as it says.
  *
  * Properties of Retry-After, with the input as the value: a delay is
  * never negative nor above 100 years; digits are that many seconds; a
@@ -18,12 +19,42 @@
  * C library, parse back to it (the two-digit year of RFC 850 only within
  * the 100 years that RFC 9110 lets a reader resolve).
  */
+#include <stdbool.h>
 #include <time.h>
 
 #include "fuzz.h"
 
 #define WALL_SEC	INT64_C(1790000000)	/* 2026-09-21 */
 #define YEAR_SEC	INT64_C(31556952)	/* a mean Gregorian year */
+
+/* http_wait() with a cap of 60 s: its answer and its message agree. */
+static void
+check_wait(const struct http_head *h)
+{
+	nsec_t cap = 60 * NSEC_PER_SEC, d;
+	char msg[128];
+
+	memset(msg, 0, sizeof(msg));
+	switch (http_wait(h, WALL_SEC * NSEC_PER_SEC, cap, &d, msg,
+	    sizeof(msg))) {
+	case HTTP_WAIT_NONE:
+		CHECK(d == -1 &&
+		    (h->status == 0 || h->retry_after_fields == 0));
+		break;
+	case HTTP_WAIT:
+		CHECK(d >= 0 && d <= cap && h->retry_after_fields == 1);
+		break;
+	case HTTP_WAIT_TOO_LONG:
+		CHECK(d > cap && d <= DURATION_MAX);
+		CHECK(strncmp(msg, "the server asks to wait ", 24) == 0);
+		break;
+	case HTTP_WAIT_IGNORED:
+		CHECK(d == -1 && strncmp(msg, "ignoring Retry-After", 20) == 0);
+		break;
+	default:
+		CHECK(false);
+	}
+}
 
 static void
 check_head(const uint8_t *data, size_t size)
@@ -49,6 +80,7 @@ check_head(const uint8_t *data, size_t size)
 	}
 	http_parse_head((const char *)data, size, &again);
 	CHECK(memcmp(&h, &again, sizeof(h)) == 0);
+	check_wait(&h);
 
 	if ((buf = malloc(size + sizeof(tail))) == NULL)
 		abort();

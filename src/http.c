@@ -6,8 +6,8 @@
  * write several heads), and reads that head's Retry-After: delay-seconds
  * or an HTTP-date in the three forms that RFC 9110, section 5.6.7, has
  * recipients accept (IMF-fixdate, the obsolete RFC 850 form, asctime).
- * It also knows the statuses that are retried by default.  What the
- * status and the delay then mean for the run is retry.c's to decide.
+ * It also holds the HTTP rules of the policy and says what the server's
+ * delay asks of the next sleep; the attempt loop in retry.c acts on them.
  *
  * The parsers take the bytes and the wall-clock time as arguments, and
  * none of them prints or exits, so that fuzz/http.c can drive them.
@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -198,8 +199,8 @@ http_parse_head(const char *buf, size_t len, struct http_head *h)
 }
 
 /* The statuses retried under --http unless a LIST says otherwise. */
-bool
-http_retried_by_default(int status)
+static bool
+retried_by_default(int status)
 {
 	switch (status) {
 	case 408:	/* Request Timeout */
@@ -212,6 +213,25 @@ http_retried_by_default(int status)
 	default:
 		return false;
 	}
+}
+
+/*
+ * The HTTP rules of the policy, which come before the exit-code rules:
+ * the user's http: items, then the default: 408, 429, 500, 502, 503 and
+ * 504 are retried, other statuses from 400 are not.  HTTP_NEXT leaves
+ * the decision to the exit status.
+ */
+enum http_rule
+http_policy(const struct config *cfg, int status)
+{
+	bool stop = outcome_http_in(&cfg->stop_on, status);
+
+	if (outcome_http_in(&cfg->success_on, status))
+		return HTTP_SUCCEED;
+	if (!stop && (outcome_http_in(&cfg->retry_on, status) ||
+	    retried_by_default(status)))
+		return HTTP_RETRY;
+	return stop || status >= 400 ? HTTP_STOP : HTTP_NEXT;
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
@@ -435,23 +455,41 @@ http_parse_retry_after(const char *s, nsec_t wall, nsec_t *delay)
 }
 
 /*
- * The server's Retry-After in h, from the wall-clock time wall: NULL
- * with *delay -1 when there is none, NULL with the delay, or why the
- * field is ignored.
+ * What the server's Retry-After in h asks of the next sleep, from the
+ * wall-clock time wall: HTTP_WAIT_NONE, no field; HTTP_WAIT, the delay
+ * in *delay; HTTP_WAIT_IGNORED, a field that cannot be read, and msg
+ * (len bytes) says why; HTTP_WAIT_TOO_LONG, a delay above cap, and msg
+ * is the reason why the run ends.
  */
-const char *
-http_server_delay(const struct http_head *h, nsec_t wall, nsec_t *delay)
+enum http_wait
+http_wait(const struct http_head *h, nsec_t wall, nsec_t cap,
+    nsec_t *delay, char *msg, size_t len)
 {
+	const char *why = NULL;
+	char c[32];
+
 	*delay = -1;
 	if (h->status == 0 || h->retry_after_fields == 0)
-		return NULL;
+		return HTTP_WAIT_NONE;
 	if (h->retry_after_fields > 1)
-		return "given more than once";
-	if (h->retry_after_bad)
-		return "too long or not plain text";
-	if (!http_parse_retry_after(h->retry_after, wall, delay)) {
-		*delay = -1;
-		return "neither seconds nor an HTTP-date";
+		why = "given more than once";
+	else if (h->retry_after_bad)
+		why = "too long or not plain text";
+	else if (!http_parse_retry_after(h->retry_after, wall, delay)) {
+		snprintf(msg, len, "ignoring Retry-After '%s': neither "
+		    "seconds nor an HTTP-date", h->retry_after);
+		return HTTP_WAIT_IGNORED;
 	}
-	return NULL;
+	if (why != NULL) {
+		snprintf(msg, len, "ignoring Retry-After: %s", why);
+		return HTTP_WAIT_IGNORED;
+	}
+	if (*delay <= cap)
+		return HTTP_WAIT;
+	/* Whole seconds, rounded up: never "60s, more than --cap=60s". */
+	format_short(c, sizeof(c), cap);
+	snprintf(msg, len, "the server asks to wait %llds, more than "
+	    "--cap=%ss", (long long)((*delay + NSEC_PER_SEC - 1) /
+	    NSEC_PER_SEC), c);
+	return HTTP_WAIT_TOO_LONG;
 }

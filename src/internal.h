@@ -291,9 +291,22 @@ struct http_head {
 int		 http_reset(const char *);
 int		 http_load(const char *, struct http_head *);
 void		 http_parse_head(const char *, size_t, struct http_head *);
-const char	*http_server_delay(const struct http_head *, nsec_t, nsec_t *);
 bool		 http_parse_retry_after(const char *, nsec_t, nsec_t *);
-bool		 http_retried_by_default(int);
+enum http_rule {
+	HTTP_NEXT,		/* the exit status decides */
+	HTTP_SUCCEED,
+	HTTP_STOP,
+	HTTP_RETRY
+};
+enum http_rule	 http_policy(const struct config *, int);
+enum http_wait {
+	HTTP_WAIT_NONE,
+	HTTP_WAIT,
+	HTTP_WAIT_IGNORED,
+	HTTP_WAIT_TOO_LONG
+};
+enum http_wait	 http_wait(const struct http_head *, nsec_t, nsec_t, nsec_t *,
+		    char *, size_t);
 
 /* proc.c: spawning an attempt, waiting for it, timing it out. */
 void		 proc_init(const struct config *);

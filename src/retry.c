@@ -172,28 +172,6 @@ enum verdict {
 	STOP
 };
 
-/*
- * The HTTP rules, before the exit-code rules: the user's http: items,
- * then the default: 408, 429, 500, 502, 503 and 504 are retried, other
- * statuses from 400 are not; false leaves the rest to the exit status.
- */
-static bool
-decide_http(const struct config *cfg, int status, enum verdict *v)
-{
-	bool stop = outcome_http_in(&cfg->stop_on, status);
-
-	if (outcome_http_in(&cfg->success_on, status))
-		*v = SUCCEED;
-	else if (!stop && (outcome_http_in(&cfg->retry_on, status) ||
-	    http_retried_by_default(status)))
-		*v = RETRY;
-	else if (stop || status >= 400)
-		*v = STOP;
-	else
-		return false;
-	return true;
-}
-
 /* The retry policy: the first rule that matches decides. */
 static enum verdict
 decide(const struct config *cfg, const struct outcome *o)
@@ -203,15 +181,21 @@ decide(const struct config *cfg, const struct outcome *o)
 		[MATCH_STOP] = STOP,
 		[MATCH_RETRY] = RETRY,
 	};
-	enum verdict v;
+	static const enum verdict by_http[] = {
+		[HTTP_SUCCEED] = SUCCEED,
+		[HTTP_STOP] = STOP,
+		[HTTP_RETRY] = RETRY,
+	};
+	enum http_rule h;
 
 	if (o->kind == OUT_NOEXEC)
 		return outcome_in(&cfg->retry_on, o) &&
 		    !outcome_in(&cfg->stop_on, o) ? RETRY : STOP;
 	if (o->matched != -1)
 		return by_output[o->matched];
-	if (o->http_status != 0 && decide_http(cfg, o->http_status, &v))
-		return v;
+	if (o->http_status != 0 &&
+	    (h = http_policy(cfg, o->http_status)) != HTTP_NEXT)
+		return by_http[h];
 	if (outcome_in(&cfg->success_on, o))
 		return SUCCEED;
 	if (outcome_in(&cfg->stop_on, o))
@@ -341,12 +325,9 @@ read_head(struct run *r, long long k, struct outcome *o)
 
 	if (path == NULL)
 		return;
-	if ((error = http_load(path, &r->head)) == EFBIG)
-		log_note(&r->log, k, "%s holds more than %d KiB, taken as no "
-		    "response", path, (int)(HTTP_HEAD_MAX / 1024));
-	else if (error != 0)
-		log_note(&r->log, k, "cannot read %s: %s, taken as no "
-		    "response", path, strerror(error));
+	if ((error = http_load(path, &r->head)) != 0)
+		log_note(&r->log, k, "%s: %s, taken as no response", path,
+		    error == EFBIG ? "more than 64 KiB" : strerror(error));
 	o->http_status = error == 0 ? r->head.status : 0;
 }
 
@@ -386,28 +367,19 @@ static const char *
 server_delay(struct run *r, long long k, const struct outcome *o,
     nsec_t *server)
 {
-	const char *why;
-	char a[32], b[32];
-
 	*server = -1;
 	if (r->cfg->http_file == NULL || o->http_status == 0)
 		return NULL;
-	why = http_server_delay(&r->head, wall_now(), server);
-	if (why != NULL && r->head.retry_after_fields == 1 &&
-	    !r->head.retry_after_bad)
-		log_note(&r->log, k, "ignoring Retry-After '%s': %s",
-		    r->head.retry_after, why);
-	else if (why != NULL)
-		log_note(&r->log, k, "ignoring Retry-After: %s", why);
-	if (*server <= r->cfg->sched.cap)
+	switch (http_wait(&r->head, wall_now(), r->cfg->sched.cap, server,
+	    r->why, sizeof(r->why))) {
+	case HTTP_WAIT_IGNORED:
+		log_note(&r->log, k, "%s", r->why);
 		return NULL;
-	/* Whole seconds, rounded up: never "60s, more than --cap=60s". */
-	snprintf(a, sizeof(a), "%lld", (long long)((*server +
-	    NSEC_PER_SEC - 1) / NSEC_PER_SEC));
-	format_short(b, sizeof(b), r->cfg->sched.cap);
-	snprintf(r->why, sizeof(r->why), "the server asks to wait %ss, more "
-	    "than --cap=%ss", a, b);
-	return r->why;
+	case HTTP_WAIT_TOO_LONG:
+		return r->why;
+	default:
+		return NULL;
+	}
 }
 
 /*

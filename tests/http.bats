@@ -138,7 +138,7 @@ ignored() {
 	CODES="3 0" fake -b 0 -v
 	[ "$status" -eq 0 ]
 	line_is 0 "retry: attempt 1/5 starting"
-	line_is 1 "retry: attempt 1/5: $WORK/h holds more than 64 KiB, taken as no response"
+	line_is 1 "retry: attempt 1/5: $WORK/h: more than 64 KiB, taken as no response"
 	line_like 2 "retry: attempt 1/5 ended after ${T}s: exit 3"
 	line_is 3 "retry: attempt 1/5 failed (exit 3), next in 0.000s"
 	# The same head cut to 64 KiB is read: 404 is not retried.
