@@ -19,12 +19,14 @@ setup() {
 	unset RETRY_PREV_HTTP_STATUS
 	# The fake command: logs its attempt and RETRY_PREV_HTTP_STATUS,
 	# notes when FILE was not empty at its start, writes the head of
-	# this attempt ($WORK/head.K) to FILE, and fails as $CODES says.
+	# this attempt ($WORK/head.K) to FILE, prints $SAY if set, and fails
+	# as $CODES says.
 	codes_script "$WORK/cmd" '
 		echo "$RETRY_ATTEMPT ${RETRY_PREV_HTTP_STATUS-unset}" >>"$WORK/log"
 		[ -s "$WORK/h" ] && echo "$RETRY_ATTEMPT" >>"$WORK/dirty"
 		[ -e "$WORK/head.$RETRY_ATTEMPT" ] &&
 		    cat "$WORK/head.$RETRY_ATTEMPT" >"$WORK/h"
+		[ -n "${SAY-}" ] && echo "$SAY"
 		:'
 }
 
@@ -284,6 +286,21 @@ ignored() {
 	[ "$status" -eq 22 ]
 	[ -z "$stderr" ]
 	attempts 1
+}
+
+@test "output conditions come before the HTTP rules" {
+	answer 1 'HTTP/1.1 503 Busy\r\n\r\n'
+	SAY=done CODES=22 fake -b 0 --success-if-output=done
+	[ "$status" -eq 22 ]
+	[ "$output" = done ]
+	[ -z "$stderr" ]
+	attempts 1
+	rm "$WORK/log"
+	answer 1 'HTTP/1.1 200 OK\r\n\r\n'
+	SAY=busy CODES=0 fake -n 2 -b 0 --retry-if-output=busy
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[0]}" = "retry: attempt 1/2 failed (HTTP 200, exit 0, output matched 'busy'), next in 0.000s" ]
+	attempts 2
 }
 
 @test "a list of http: items alone keeps the default for exit codes" {
