@@ -39,7 +39,8 @@ BSD_LIBS = `$(LIBBSD) libs $(CC) $(CFLAGS) $(LDFLAGS)`
 
 SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
 	  src/format.c src/spool.c src/proc.c src/spawn.c src/leftovers.c \
-	  src/match.c src/hooks.c src/signals.c src/fd.c src/clock.c
+	  src/match.c src/hooks.c src/signals.c src/fd.c src/clock.c \
+	  src/http.c
 HDRS	= src/internal.h
 BATS	?= bats
 TESTS	= tests

@@ -47,7 +47,8 @@ config_equal(const struct config *a, const struct config *b)
 	    a->replay_stdin == b->replay_stdin &&
 	    a->hold_stdout == b->hold_stdout && a->dry_run == b->dry_run &&
 	    a->verbosity == b->verbosity && a->log_format == b->log_format &&
-	    a->log_file == b->log_file && a->argv == b->argv;
+	    a->log_file == b->log_file && a->http_file == b->http_file &&
+	    a->argv == b->argv;
 }
 
 static void
@@ -65,6 +66,7 @@ check_accepted(const struct config *c, char **argv, int argc)
 	CHECK(c->timeout_signal >= 1 && c->timeout_signal < NSIG);
 	CHECK(c->verbosity >= -1 && c->verbosity <= 1);
 	CHECK(c->log_file == NULL || *c->log_file != '\0');
+	CHECK(c->http_file == NULL || *c->http_file != '\0');
 	CHECK(c->argv != NULL || c->dry_run);
 	CHECK(c->argv == NULL || (c->argv > argv && c->argv < argv + argc));
 }

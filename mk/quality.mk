@@ -72,8 +72,8 @@ check-valgrind: build/valgrind/retry build/valgrind/quality-canary \
 # --- libFuzzer ------------------------------------------------------------
 # One harness per parser; each checks properties, not only crashes (see
 # the comment at the top of each fuzz/NAME.c).  fuzz-ci runs them two at
-# a time: five harnesses of FUZZ_CI_TIME seconds take three rounds.
-FUZZERS		= duration outcomes signal jitter options
+# a time: six harnesses of FUZZ_CI_TIME seconds take three rounds.
+FUZZERS		= duration outcomes signal jitter options http
 FUZZ_BINS	= $(FUZZERS:%=build/fuzz/%)
 FUZZ_CI_TIME	?= 60
 FUZZ_TIME	?= 900

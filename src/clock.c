@@ -1,7 +1,8 @@
 /*
  * clock.c: the clock.  Every deadline, timeout and elapsed time in retry
  * is an absolute CLOCK_MONOTONIC time in integer nanoseconds, read here,
- * so that a change of the wall clock moves none of them.
+ * so that a change of the wall clock moves none of them.  The wall clock
+ * is read only to turn a server's HTTP-date (Retry-After) into a delay.
  */
 #include <time.h>
 
@@ -13,5 +14,14 @@ mono_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (nsec_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+nsec_t
+wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (nsec_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }

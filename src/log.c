@@ -73,6 +73,8 @@ log_open(struct log *lg, const struct config *cfg)
 	lg->format = cfg->log_format;
 	lg->verbosity = cfg->verbosity;
 	lg->max = cfg->attempts;
+	lg->http = cfg->http_file != NULL;
+	lg->server = -1;
 	if (cfg->log_file != NULL && (lg->fd = fd_above_stdio(open(
 	    cfg->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 	    0666))) == -1)
@@ -302,6 +304,11 @@ log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 			json_field(buf, sizeof(buf), ",\"output_matched\":");
 			json_string(buf, sizeof(buf), o->matched_text);
 		}
+		if (lg->http && o->http_status != 0)
+			json_field(buf, sizeof(buf), ",\"http_status\":%d",
+			    o->http_status);
+		else if (lg->http)
+			json_field(buf, sizeof(buf), ",\"http_status\":null");
 		json_end(lg, buf, sizeof(buf));
 	} else if (lg->verbosity > 0) {
 		attempt_name(lg, k, name, sizeof(name));
@@ -312,15 +319,30 @@ log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 }
 
 /*
+ * --http: the next sleep, which log_retrying() reports, includes server,
+ * the delay that the server's Retry-After (the value ra) asked for; ra
+ * NULL and server -1: none.
+ */
+void
+log_server_delay(struct log *lg, const char *ra, nsec_t server)
+{
+	lg->retry_after = ra;
+	lg->server = server;
+}
+
+/*
  * An attempt failed and the next one comes after sleep, drawn by the
- * jitter mode from the window.
+ * jitter mode from the window, plus the server's delay if there is one.
  */
 void
 log_retrying(struct log *lg, long long k, const struct outcome *o,
     nsec_t sleep, nsec_t window, const struct jitter *jitter)
 {
 	char buf[512], name[48], what[64], d[32], jit[64];
+	const char *ra = lg->retry_after;
+	nsec_t server = lg->server;
 
+	log_server_delay(lg, NULL, -1);	/* for this sleep only */
 	if (lg->format == LOG_JSON) {
 		json_begin(lg, buf, sizeof(buf), "sleep");
 		json_field(buf, sizeof(buf), ",\"attempt\":%lld", k);
@@ -329,6 +351,9 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 		json_field(buf, sizeof(buf), ",\"jitter\":");
 		json_string(buf, sizeof(buf), format_jitter(jitter, jit,
 		    sizeof(jit)));
+		if (lg->http)
+			json_seconds(buf, sizeof(buf), "retry_after",
+			    server >= 0 ? server : NSEC_INF);
 		json_end(lg, buf, sizeof(buf));
 		return;
 	}
@@ -339,8 +364,9 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 	format_ms(d, sizeof(d), sleep);
 	snprintf(lg->status, sizeof(lg->status), "%s: attempt %s failed (%s)",
 	    getprogname(), name, what);
-	snprintf(lg->plain, sizeof(lg->plain), "%s, next in %ss\n",
-	    lg->status, d);
+	snprintf(lg->plain, sizeof(lg->plain), "%s, next in %ss%s%s%s\n",
+	    lg->status, d, ra != NULL ? " (Retry-After: " : "",
+	    ra != NULL ? ra : "", ra != NULL ? ")" : "");
 	if (!lg->countdown)
 		write_all(lg->fd, lg->plain, strlen(lg->plain));
 }
@@ -386,10 +412,13 @@ log_sleep_done(struct log *lg)
 	lg->line_open = false;
 }
 
-/* The end of the run; reason is NULL on success. */
+/*
+ * The end of the run; reason is NULL on success.  status is what retry
+ * exits with: 1, not the command's 0, when it gives up.
+ */
 void
 log_finish(struct log *lg, long long k, const struct outcome *o,
-    const char *reason)
+    const char *reason, int status)
 {
 	char buf[512], what[64], d[32];
 	nsec_t elapsed = mono_now() - lg->t0;
@@ -397,19 +426,40 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 	if (lg->format == LOG_JSON) {
 		format_seconds(d, sizeof(d), elapsed);
 		json_begin(lg, buf, sizeof(buf), "summary");
-		json_field(buf, sizeof(buf), ",\"attempts\":%lld,\"elapsed\":%s,"
-		    "\"status\":%d,\"reason\":", k, d, outcome_status(o));
+		json_field(buf, sizeof(buf), ",\"attempts\":%lld,"
+		    "\"elapsed\":%s,\"status\":%d,\"reason\":", k, d, status);
 		json_string(buf, sizeof(buf), reason ? reason : "success");
 		json_end(lg, buf, sizeof(buf));
 		return;
 	}
 	format_outcome(what, sizeof(what), o);
 	format_ms(d, sizeof(d), elapsed);
-	if (reason != NULL && lg->verbosity >= 0)
+	if (reason != NULL && lg->verbosity >= 0 &&
+	    status != outcome_status(o))
+		text(lg, "giving up after %lld attempt%s in %ss: %s (%s; "
+		    "exiting %d)", k, k == 1 ? "" : "s", d, what, reason,
+		    status);
+	else if (reason != NULL && lg->verbosity >= 0)
 		text(lg, "giving up after %lld attempt%s in %ss: %s (%s)", k,
 		    k == 1 ? "" : "s", d, what, reason);
 	else if (reason == NULL && lg->verbosity > 0)
 		text(lg, "succeeded on attempt %lld after %ss", k, d);
+}
+
+/* Something of attempt k that only -v reports, such as an ignored field. */
+void
+log_note(struct log *lg, long long k, const char *fmt, ...)
+{
+	char msg[256], name[48];
+	va_list ap;
+
+	if (lg->format != LOG_TEXT || lg->verbosity <= 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	attempt_name(lg, k, name, sizeof(name));
+	text(lg, "attempt %s: %s", name, msg);
 }
 
 /*

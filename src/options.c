@@ -43,7 +43,8 @@ enum {
 	OPT_ON_GIVE_UP,
 	OPT_RESET_AFTER,
 	OPT_LOG_FORMAT,
-	OPT_LOG_FILE
+	OPT_LOG_FILE,
+	OPT_HTTP
 };
 
 static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:IOqvhV";
@@ -68,6 +69,7 @@ static const struct option longopts[] = {
 	{ "hold-stdout",	no_argument,		NULL, 'O' },
 	{ "log-format",		required_argument,	NULL, OPT_LOG_FORMAT },
 	{ "log-file",		required_argument,	NULL, OPT_LOG_FILE },
+	{ "http",		required_argument,	NULL, OPT_HTTP },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "success-if-output",	required_argument,	NULL,
 	    OPT_SUCCESS_IF_OUTPUT },
@@ -105,9 +107,37 @@ add_output_rule(struct config *cfg, enum match_kind k, const char *re)
 	return NULL;
 }
 
-/* The value of one option that takes an argument; NULL or a reason. */
+
+/*
+ * A LIST of --retry-on, --stop-on or --success-on over that option's
+ * default; why (len bytes) is room for the reason.
+ */
 static const char *
-parse_value(int opt, const char *arg, struct config *cfg)
+parse_list(int opt, const char *arg, struct config *cfg, char *why,
+    size_t len)
+{
+	struct outcome_set dflt;
+
+	memset(&dflt, 0, sizeof(dflt));
+	switch (opt) {
+	case 'r':
+		outcomes_default_retry(&dflt);
+		return parse_outcomes(arg, &cfg->retry_on, &dflt, why, len);
+	case 'x':
+		return parse_outcomes(arg, &cfg->stop_on, &dflt, why, len);
+	default:
+		outcomes_add_exit(&dflt, 0);
+		return parse_outcomes(arg, &cfg->success_on, &dflt, why, len);
+	}
+}
+
+/*
+ * The value of one option that takes an argument; NULL or a reason,
+ * which may be written to why (len bytes).
+ */
+static const char *
+parse_value(int opt, const char *arg, struct config *cfg, char *why,
+    size_t len)
 {
 	struct schedule *s = &cfg->sched;
 
@@ -128,11 +158,9 @@ parse_value(int opt, const char *arg, struct config *cfg)
 		cfg->seeded = true;
 		return parse_seed(arg, &cfg->seed);
 	case 'r':
-		return parse_outcomes(arg, &cfg->retry_on);
 	case 'x':
-		return parse_outcomes(arg, &cfg->stop_on);
 	case OPT_SUCCESS_ON:
-		return parse_outcomes(arg, &cfg->success_on);
+		return parse_list(opt, arg, cfg, why, len);
 	case 't':
 		return parse_duration(arg, &cfg->timeout, false);
 	case 's':
@@ -145,6 +173,9 @@ parse_value(int opt, const char *arg, struct config *cfg)
 		return parse_log_format(arg, &cfg->log_format);
 	case OPT_LOG_FILE:
 		cfg->log_file = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_HTTP:
+		cfg->http_file = arg;
 		return *arg == '\0' ? "empty file name" : NULL;
 	case OPT_SUCCESS_IF_OUTPUT:
 		return add_output_rule(cfg, MATCH_SUCCESS, arg);
@@ -250,6 +281,7 @@ parse_options(int argc, char **argv, struct config *cfg, char *err,
     size_t len)
 {
 	const char *why, *cap_arg = NULL, *base_arg = "1s";
+	char whybuf[160];
 	int opt, at;
 
 	config_defaults(cfg);
@@ -271,7 +303,8 @@ parse_options(int argc, char **argv, struct config *cfg, char *err,
 			cap_arg = optarg;
 		else if (opt == 'b')
 			base_arg = optarg;
-		if ((why = parse_value(opt, optarg, cfg)) != NULL) {
+		if ((why = parse_value(opt, optarg, cfg, whybuf,
+		    sizeof(whybuf))) != NULL) {
 			/* A huge value must not push the reason out. */
 			snprintf(err, len, "invalid --%s '%.*s%s': %s",
 			    long_name(opt), VALUE_SHOWN, optarg,

@@ -13,11 +13,12 @@
  *	 |- backoff.c	the schedule and the random source
  *	 |- log.c	progress messages, text or JSON
  *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
+ *	 |- http.c	--http: the response head and its Retry-After
  *	 `- proc.c	spawning an attempt, waiting, timing it out
  *	     `- leftovers.c	what an attempt left running, per platform
  *	format.c	values as text (used by parse.c, log.c, retry.c)
  *	signals.c	handlers, masks, names, the one wait for events
- *	clock.c		the monotonic clock
+ *	clock.c		the monotonic clock, and the wall clock for dates
  *
  * The last three are leaves that any file above may call.  Every
  * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c or
@@ -55,6 +56,11 @@ static const char help_text[] =
 "        [1-255 but 126,127; timeout; signals but INT, TERM, HUP, QUIT, PIPE]\n"
 "  -x, --stop-on=LIST        outcomes never retried; wins over -r         [none]\n"
 "      --success-on=LIST     outcomes that count as success                  [0]\n"
+"      --http=FILE           read the HTTP status and Retry-After that the\n"
+"                            command saves in FILE (curl -D FILE)      [none]\n"
+"  LIST items may also be HTTP statuses, http:NNN or http:Nxx; with --http,\n"
+"  408, 429, 500, 502, 503 and 504 are retried, other statuses from 400 not.\n"
+"  A LIST that starts with + adds to the default instead: -r +75.\n"
 "      --success-if-output=ERE  a line matching ERE: success               [none]\n"
 "      --stop-if-output=ERE  a line matching ERE: not retried              [none]\n"
 "      --retry-if-output=ERE a line matching ERE: retried                  [none]\n"
@@ -99,6 +105,9 @@ struct run {
 	char		**envp;
 	char		 env_attempt[STATUS_BUF];
 	char		 env_prev[STATUS_BUF];
+	char		 env_prev_http[STATUS_BUF];
+	struct http_head head;		/* --http: the last attempt's */
+	char		 why[128];	/* a reason that holds values */
 	nsec_t		 t0;		/* when the first attempt started */
 	nsec_t		 deadline;	/* --max-time after t0; 0: none */
 };
@@ -122,17 +131,19 @@ build_env(struct run *r, char *max)
 
 	for (e = environ; *e != NULL; e++)
 		n++;
-	if ((env = calloc(n + 4, sizeof(*env))) == NULL)
+	if ((env = calloc(n + 5, sizeof(*env))) == NULL)
 		err(EXIT_CANCELED, NULL);
 	n = 0;
 	for (e = environ; *e != NULL; e++)
 		if (strncmp(*e, "RETRY_ATTEMPT=", 14) != 0 &&
 		    strncmp(*e, "RETRY_MAX_ATTEMPTS=", 19) != 0 &&
-		    strncmp(*e, "RETRY_PREV_STATUS=", 18) != 0)
+		    strncmp(*e, "RETRY_PREV_STATUS=", 18) != 0 &&
+		    strncmp(*e, "RETRY_PREV_HTTP_STATUS=", 23) != 0)
 			env[n++] = *e;
 	env[n++] = r->env_attempt;
 	env[n++] = max;
 	env[n++] = r->env_prev;
+	env[n++] = r->env_prev_http;
 	return env;
 }
 
@@ -147,6 +158,12 @@ set_attempt_env(struct run *r, long long k, const struct outcome *prev)
 	else
 		snprintf(r->env_prev, sizeof(r->env_prev),
 		    "RETRY_PREV_STATUS=%d", outcome_status(prev));
+	if (prev == NULL || prev->http_status == 0)
+		snprintf(r->env_prev_http, sizeof(r->env_prev_http),
+		    "RETRY_PREV_HTTP_STATUS=");
+	else
+		snprintf(r->env_prev_http, sizeof(r->env_prev_http),
+		    "RETRY_PREV_HTTP_STATUS=%d", prev->http_status);
 }
 
 enum verdict {
@@ -164,12 +181,21 @@ decide(const struct config *cfg, const struct outcome *o)
 		[MATCH_STOP] = STOP,
 		[MATCH_RETRY] = RETRY,
 	};
+	static const enum verdict by_http[] = {
+		[HTTP_SUCCEED] = SUCCEED,
+		[HTTP_STOP] = STOP,
+		[HTTP_RETRY] = RETRY,
+	};
+	enum http_rule h;
 
 	if (o->kind == OUT_NOEXEC)
 		return outcome_in(&cfg->retry_on, o) &&
 		    !outcome_in(&cfg->stop_on, o) ? RETRY : STOP;
 	if (o->matched != -1)
 		return by_output[o->matched];
+	if (o->http_status != 0 &&
+	    (h = http_policy(cfg, o->http_status)) != HTTP_NEXT)
+		return by_http[h];
 	if (outcome_in(&cfg->success_on, o))
 		return SUCCEED;
 	if (outcome_in(&cfg->stop_on, o))
@@ -256,15 +282,53 @@ give_up_deadline(const struct run *r)
 	return grace > r->deadline ? grace : r->deadline;
 }
 
+/*
+ * The run ends after attempt k; reason is NULL on success.  A run that
+ * gives up never exits 0: when the policy did not count an exit 0 as a
+ * success, retry exits 1.
+ */
 static _Noreturn void
 finish(struct run *r, long long k, const struct outcome *o,
     const char *reason)
 {
-	log_finish(&r->log, k, o, reason);
+	bool zero = reason != NULL && outcome_status(o) == 0;
+
+	log_finish(&r->log, k, o, reason, zero ? 1 : outcome_status(o));
 	if (reason != NULL)
 		run_hook(r, "--on-give-up", r->cfg->on_give_up, k, o, -1,
 		    give_up_deadline(r));
+	if (zero)
+		exit(1);
 	exit_as(o);
+}
+
+/* The command could not be started: say why, and that no shell ran. */
+static void
+cannot_run(const struct run *r, const struct outcome *o)
+{
+	const char *cmd = r->cfg->argv[0];
+
+	if (o->error == ENOENT && spawn_first_part_runs(cmd))
+		warnx("cannot run %s: %s (the command is not run through a "
+		    "shell: give it and its arguments as separate words)", cmd,
+		    strerror(o->error));
+	else
+		warnx("cannot run %s: %s", cmd, strerror(o->error));
+}
+
+/* --http: the head the attempt saved, its status into o. */
+static void
+read_head(struct run *r, long long k, struct outcome *o)
+{
+	const char *path = r->cfg->http_file;
+	int error;
+
+	if (path == NULL)
+		return;
+	if ((error = http_load(path, &r->head)) != 0)
+		log_note(&r->log, k, "%s: %s, taken as no response", path,
+		    error == EFBIG ? "more than 64 KiB" : strerror(error));
+	o->http_status = error == 0 ? r->head.status : 0;
 }
 
 static void
@@ -272,8 +336,12 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
     struct outcome *o)
 {
 	struct attempt_io io;
+	int error;
 
 	set_attempt_env(r, k, prev);
+	if (r->cfg->http_file != NULL &&
+	    (error = http_reset(r->cfg->http_file)) != 0)
+		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
 	spools_begin(r->spools, &io, r->matcher == NULL);
 	io.err = -1;
 	io.pump[1] = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
@@ -286,8 +354,32 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 	if (r->matcher != NULL)
 		o->matched = matcher_end(r->matcher, &o->matched_text);
 	if (o->kind == OUT_NOEXEC)
-		warnx("cannot run %s: %s", r->cfg->argv[0], strerror(o->error));
+		cannot_run(r, o);
+	read_head(r, k, o);
 	log_attempt_end(&r->log, k, o);
+}
+
+/*
+ * The server's Retry-After on a retried response: its delay in *server
+ * (-1: none), or why the run ends: a delay longer than --cap.
+ */
+static const char *
+server_delay(struct run *r, long long k, const struct outcome *o,
+    nsec_t *server)
+{
+	*server = -1;
+	if (r->cfg->http_file == NULL || o->http_status == 0)
+		return NULL;
+	switch (http_wait(&r->head, wall_now(), r->cfg->sched.cap, server,
+	    r->why, sizeof(r->why))) {
+	case HTTP_WAIT_IGNORED:
+		log_note(&r->log, k, "%s", r->why);
+		return NULL;
+	case HTTP_WAIT_TOO_LONG:
+		return r->why;
+	default:
+		return NULL;
+	}
 }
 
 /*
@@ -304,14 +396,22 @@ next_step(struct run *r, const struct outcome *o)
 	return ++r->step;
 }
 
-/* Waits before attempt k + 1, unless the deadline comes first. */
+/*
+ * Waits before attempt k + 1, unless the deadline comes first: the
+ * jittered draw, plus the server's Retry-After if it gave one.
+ */
 static const char *
 wait_for_next(struct run *r, long long k, const struct outcome *o)
 {
 	long long step = next_step(r, o);
-	nsec_t sleep = backoff_next(&r->backoff, step), now;
+	nsec_t sleep = backoff_next(&r->backoff, step), now, server;
+	const char *why;
 	int sig;
 
+	if ((why = server_delay(r, k, o, &server)) != NULL)
+		return why;
+	if (server > 0)
+		sleep = nsec_add(sleep, server);
 	now = mono_now();
 	if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 		return "the next sleep would pass --max-time";
@@ -321,6 +421,9 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	if (r->deadline != 0 && mono_now() >= r->deadline)
 		return "--max-time reached";
 	release_output(r, k, false);
+	if (r->cfg->http_file != NULL)
+		log_server_delay(&r->log, server >= 0 ? r->head.retry_after :
+		    NULL, server);
 	log_retrying(&r->log, k, o, sleep, backoff_window(&r->cfg->sched,
 	    step), &r->cfg->sched.jitter);
 	if (r->cfg->on_retry != NULL) {

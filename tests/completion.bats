@@ -229,6 +229,38 @@ check_log_file() {
 	esac
 }
 
+# --http=FILE completes file names as --log-file does.
+check_http_file() {
+	local sh=$1
+	need_shell "$sh"
+	mkdir "$WORK/heads"
+	: >"$WORK/heads/h-1.txt"
+	: >"$WORK/heads/h-2.txt"
+	complete_in "$sh" "retry --http $WORK/heads/h-"
+	case $sh in
+	zsh) expect_exactly h-1.txt h-2.txt ;;
+	*) expect_exactly "$WORK/heads/h-1.txt" "$WORK/heads/h-2.txt" ;;
+	esac
+	complete_in "$sh" "retry --http=$WORK/heads/h-2"
+	case $sh in
+	bash) expect_exactly "$WORK/heads/h-2.txt" ;;
+	zsh) expect_exactly h-2.txt ;;
+	fish) expect_exactly "--http=$WORK/heads/h-2.txt" ;;
+	esac
+}
+
+@test "bash: --http completes file names" {
+	check_http_file bash
+}
+
+@test "zsh: --http completes file names" {
+	check_http_file zsh
+}
+
+@test "fish: --http completes file names" {
+	check_http_file fish
+}
+
 @test "bash: --log-file completes file names" {
 	check_log_file bash
 }

@@ -36,14 +36,14 @@ attempts() {
 }
 
 @test "--retry-if-output retries an exit 0 that printed the ERE; giving up exits 1" {
-	# Depends on "a run that gives up never exits 0" (exit 1 there).
+	# A run that gives up never exits 0: exit 1, and the line says so.
 	OUT='error: not ready\n' run -1 --separate-stderr "$RETRY" -n 3 -b 0 \
 	    --retry-if-output='error:' -- "$SPEAK"
 	[ "$output" = $'error: not ready\nerror: not ready\nerror: not ready' ]
 	expect_stderr \
 	    "$(failed 1 3 "exit 0, output matched 'error:'")" \
 	    "$(failed 2 3 "exit 0, output matched 'error:'")" \
-	    "retry: giving up after 3 attempts in Ts: exit 0, output matched 'error:' (no attempts left)"
+	    "retry: giving up after 3 attempts in Ts: exit 0, output matched 'error:' (no attempts left; exiting 1)"
 	attempts 3
 }
 
@@ -106,11 +106,11 @@ attempts() {
 }
 
 @test "--stop-if-output on an exit 0: the run stops and exits 1" {
-	# Depends on "a run that gives up never exits 0" (exit 1 there).
+	# A run that gives up never exits 0: exit 1, and the line says so.
 	OUT='denied\n' CODE=0 run -1 --separate-stderr "$RETRY" -n 3 -b 0 \
 	    --stop-if-output=denied -- "$SPEAK"
 	[ "$output" = denied ]
-	expect_stderr "retry: giving up after 1 attempt in Ts: exit 0, output matched 'denied' (not retried)"
+	expect_stderr "retry: giving up after 1 attempt in Ts: exit 0, output matched 'denied' (not retried; exiting 1)"
 	attempts 1
 }
 
