@@ -232,7 +232,7 @@ check_log_file() {
 # --http=FILE completes file names as --log-file does.
 check_http_file() {
 	local sh=$1
-	need_shell "$sh"
+	require_completion "$sh"
 	mkdir "$WORK/heads"
 	: >"$WORK/heads/h-1.txt"
 	: >"$WORK/heads/h-2.txt"
