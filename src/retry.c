@@ -13,11 +13,15 @@
  *	 |- backoff.c	the schedule and the random source
  *	 |- log.c	progress messages, text or JSON
  *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
+ *	 |- guard.c	--budget and --breaker, on their stores
+ *	 |   |- budget.c	the rules of both, and their record
+ *	 |   |- statefile.c	the local store: a locked file
+ *	 |   `- redisstore.c	the fleet's store: Redis
  *	 `- proc.c	spawning an attempt, waiting, timing it out
  *	     `- leftovers.c	what an attempt left running, per platform
  *	format.c	values as text (used by parse.c, log.c, retry.c)
  *	signals.c	handlers, masks, names, the one wait for events
- *	clock.c		the monotonic clock
+ *	clock.c		the monotonic clock, and the boot-time one
  *
  * The last three are leaves that any file above may call.  Every
  * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c or
@@ -91,6 +95,8 @@ struct run {
 	char		 env_prev[STATUS_BUF];
 	nsec_t		 t0;		/* when the first attempt started */
 	nsec_t		 deadline;	/* --max-time after t0; 0: none */
+	struct guards	 guards;	/* --budget and --breaker */
+	char		 exhausted[GUARD_NAME_MAX + 32];	/* the reason */
 };
 
 static _Noreturn void
@@ -199,14 +205,17 @@ release_output(struct run *r, long long k, bool final)
 static _Noreturn void
 stopped(struct run *r, long long k, int sig)
 {
+	guards_end(&r->guards, RUN_STOPPED);
 	log_stopped(&r->log, k, sig, 128 + sig);
 	die_by_signal(sig);
 }
 
+/* The run succeeded (reason NULL) or gave up after attempt k. */
 static _Noreturn void
 finish(struct run *r, long long k, const struct outcome *o,
     const char *reason)
 {
+	guards_end(&r->guards, reason == NULL ? RUN_SUCCEEDED : RUN_GAVE_UP);
 	log_finish(&r->log, k, o, reason);
 	exit_as(o);
 }
@@ -259,7 +268,9 @@ retry_loop(struct run *r)
 {
 	const struct config *cfg = r->cfg;
 	struct outcome o, prev;
+	enum verdict v;
 	const char *why;
+	bool allowed;
 	long long k;
 
 	for (k = 1;; k++) {
@@ -267,11 +278,15 @@ retry_loop(struct run *r)
 		/* Asked to stop: this attempt was the last one. */
 		if (o.stop_signal != 0) {
 			release_output(r, k, true);
+			guards_end(&r->guards, RUN_STOPPED);
 			log_stopped(&r->log, k, o.stop_signal,
 			    outcome_status(&o));
 			exit_as(&o);
 		}
-		switch (decide(cfg, &o)) {
+		v = decide(cfg, &o);
+		/* Before any sleep, so that runs in backoff have paid. */
+		allowed = guards_attempt(&r->guards, v == SUCCEED);
+		switch (v) {
 		case SUCCEED:
 			release_output(r, k, true);
 			finish(r, k, &o, NULL);
@@ -285,6 +300,10 @@ retry_loop(struct run *r)
 			release_output(r, k, true);
 			finish(r, k, &o, o.deadline ? "--max-time reached" :
 			    "no attempts left");
+		}
+		if (!allowed) {
+			release_output(r, k, true);
+			finish(r, k, &o, r->exhausted);
 		}
 		if ((why = wait_for_next(r, k, &o)) != NULL) {
 			release_output(r, k, true);
@@ -372,6 +391,9 @@ setup_run(struct run *r, const struct config *cfg, char *max_env)
 		    cfg->attempts);
 	r->envp = build_env(r, max_env);
 	r->spools = spools_open(cfg->replay_stdin, cfg->hold_stdout);
+	guards_open(&r->guards, cfg);
+	snprintf(r->exhausted, sizeof(r->exhausted),
+	    "retry budget '%s' exhausted", cfg->budget.name);
 }
 
 int
@@ -380,6 +402,7 @@ main(int argc, char *argv[])
 	struct config cfg;
 	struct run run;
 	char msg[512], max_env[STATUS_BUF];
+	nsec_t wait;
 	int sig;
 
 	switch (parse_options(argc, argv, &cfg, msg, sizeof(msg))) {
@@ -399,10 +422,16 @@ main(int argc, char *argv[])
 	if (cfg.dry_run)
 		return dry_run(&cfg);
 	setup_run(&run, &cfg, max_env);
+	if (!guards_admit(&run.guards, &wait)) {
+		log_breaker_open(&run.log, cfg.breaker.name, wait);
+		exit(EXIT_TEMPFAIL);
+	}
 	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.sigs,
 	    nsec_add(mono_now(), backoff_splay(&run.backoff)), NULL,
-	    NULL)) != 0)
+	    NULL)) != 0) {
+		guards_end(&run.guards, RUN_STOPPED);
 		die_by_signal(sig);
+	}
 	run.t0 = mono_now();
 	if (cfg.max_time != 0)
 		run.deadline = nsec_add(run.t0, cfg.max_time);
