@@ -8,7 +8,7 @@ set -g __fish_retry_signals HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV \
     VTALRM PROF WINCH IO PWR SYS RTMIN RTMAX
 set -g __fish_retry_valued attempts base factor cap jitter splay seed \
     retry-on stop-on success-on timeout signal kill-after max-time \
-    log-format log-file
+    log-format log-file budget breaker
 set -g __fish_retry_flags foreground replay-stdin hold-stdout dry-run quiet \
     verbose help version
 
@@ -108,6 +108,8 @@ complete $opt -s O -l hold-stdout -d "pass on only the final attempt's standard 
 complete $opt -l dry-run -d 'print the schedule and run nothing'
 complete $opt -l log-format -x -a 'text json' -d 'format of the progress messages'
 complete $opt -l log-file -r -F -d 'write progress messages there'
+complete $opt -l budget -x -d 'a retry budget shared by every retry that names it'
+complete $opt -l breaker -x -d 'stop running the command for a cooldown after N failed runs'
 complete $opt -s q -l quiet -d 'no progress messages, errors only'
 complete $opt -s v -l verbose -d "also report each attempt's start and end"
 complete $opt -s h -l help -d 'show the help and exit'
