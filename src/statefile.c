@@ -71,6 +71,7 @@ static int
 open_dir(char *path, size_t len)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
 	int n, dfd;
 
 	/* The XDG base directory spec: a relative path is to be ignored. */
@@ -85,8 +86,11 @@ open_dir(char *path, size_t len)
 	if (mkdir(path, 0700) == -1 && errno != EEXIST)
 		err(EXIT_CANCELED, "state directory %s", path);
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd == -1 && is_link_error(errno))
-		refuse("state directory", path, "is a symbolic link");
+	/* With O_DIRECTORY, a symbolic link may fail as ENOTDIR. */
+	if (dfd == -1 && (is_link_error(errno) || errno == ENOTDIR) &&
+	    lstat(path, &st) == 0)
+		refuse("state directory", path, S_ISLNK(st.st_mode) ?
+		    "is a symbolic link" : "is not a directory");
 	if (dfd == -1)
 		err(EXIT_CANCELED, "state directory %s", path);
 	check_owned(dfd, "state directory", path, S_IFDIR);

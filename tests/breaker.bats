@@ -1,0 +1,200 @@
+#!/usr/bin/env bats
+# Issue 15: --breaker on one host.  It counts whole runs: after N runs in
+# a row that gave up it opens, and later runs exit 75 without starting
+# the command until the cooldown has passed; then exactly one run probes,
+# and its success closes the breaker, its failure reopens it for about
+# twice as long.  The cooldowns here are milliseconds; the probe's claim
+# lasts at least a minute, far longer than any of these tests.
+
+load helpers/common
+load helpers/core
+load helpers/guard
+
+setup() {
+	common_setup
+	guard_setup
+	SPEC=job,failures=2,cooldown=300ms
+}
+
+# give_up: one run that gives up, and says so.
+give_up() {
+	run -1 --separate-stderr "$RETRY" -n 1 --breaker="$SPEC" -- false
+	giving_up "$stderr" 1 "exit 1" "no attempts left"
+}
+
+# refused [probing]: the run exited 75, printed the breaker's line and
+# did not run its command (which would have created $WORK/ran).
+refused() {
+	local re
+	re="^retry: circuit breaker 'job' is open: not running the command; "
+	if [[ -n ${1-} ]]; then
+		re+="a probe run is under way\$"
+	else
+		re+="next probe in 0\.[0-9]{3}s\$"
+	fi
+	[ "$status" -eq 75 ] || { echo "status $status, not 75" >&2; return 1; }
+	[[ $stderr =~ $re ]] || { echo "stderr: $stderr" >&2; return 1; }
+	[ -z "$output" ]
+	[ ! -e "$WORK/ran" ]
+}
+
+# state_field NAME: the field NAME= of the record.
+state_field() {
+	tr ' ' '\n' <"$STATE/job" | sed -n "s/^$1=//p"
+}
+
+@test "the breaker opens after N runs in a row that gave up, and exits 75" {
+	give_up
+	[ "$(state_field breaker)" = closed ]
+	[ "$(state_field failures)" = 1 ]
+	give_up
+	[ "$(state_field breaker)" = open ]
+	[ "$(state_field cooldown)" = 300000000 ]
+	run --separate-stderr "$RETRY" --breaker="$SPEC" -- touch "$WORK/ran"
+	refused
+}
+
+@test "a success resets the count of failed runs" {
+	give_up
+	run -0 --separate-stderr "$RETRY" --breaker="$SPEC" -- true
+	[ -z "$stderr" ]
+	[ "$(state_field failures)" = 0 ]
+	give_up
+	[ "$(state_field breaker)" = closed ]
+}
+
+@test "after the cooldown exactly one probe runs; its success closes the breaker" {
+	local i rc prober
+	local -a pids=()
+	give_up
+	give_up
+	# Runs keep exiting 75 until the cooldown has passed; the first one
+	# that does not is the probe, which holds on until told to finish.
+	{
+		while :; do
+			rc=0
+			"$RETRY" -q --breaker="$SPEC" -- sh -c \
+			    'echo >>"$1/ran"; echo >"$1/probing"
+			    while [ ! -e "$1/release" ]; do sleep 0.01; done' \
+			    sh "$WORK" || rc=$?
+			[ "$rc" -ne 75 ] && break
+			sleep 0.01
+		done
+		echo "$rc" >"$WORK/probe-status"
+	} 3>&- &
+	prober=$!
+	wait_for_file "$WORK/probing"
+	[ "$(state_field breaker)" = probing ]
+	# Meanwhile every other run, even several at once, exits 75.
+	mv "$WORK/ran" "$WORK/probe-ran"
+	for i in 1 2 3 4 5; do
+		"$RETRY" --breaker="$SPEC" -- touch "$WORK/ran" \
+		    >"$WORK/out.$i" 2>"$WORK/err.$i" 3>&- &
+		pids+=("$!")
+	done
+	for i in 1 2 3 4 5; do
+		status=0
+		wait "${pids[i - 1]}" || status=$?
+		output=$(cat "$WORK/out.$i") stderr=$(cat "$WORK/err.$i")
+		refused probing
+	done
+	[ "$(wc -l <"$WORK/probe-ran")" -eq 1 ]
+	echo >"$WORK/release"
+	wait "$prober"
+	[ "$(cat "$WORK/probe-status")" = 0 ]
+	[ "$(cat "$STATE/job")" = \
+	    "retry-state 1 tokens=full breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
+	run -0 --separate-stderr "$RETRY" --breaker="$SPEC" -- touch "$WORK/ran"
+	[ -z "$stderr" ]
+	[ -e "$WORK/ran" ]
+}
+
+# probe_until_it_runs ARG...: runs `retry --breaker=$SPEC ARG...` until
+# it does not exit 75 (the cooldown has passed), as `run` would.
+probe_until_it_runs() {
+	while :; do
+		run --separate-stderr "$RETRY" --breaker="$SPEC" "$@"
+		[ "$status" -ne 75 ] && return 0
+		refused
+		sleep 0.01
+	done
+}
+
+@test "a failed probe reopens the breaker for about twice as long" {
+	local cooldown
+	give_up
+	give_up
+	probe_until_it_runs -n 1 -- false
+	[ "$status" -eq 1 ]
+	giving_up "$stderr" 1 "exit 1" "no attempts left"
+	[ "$(state_field breaker)" = open ]
+	# Twice 300 ms, times 0.75 to 1.25.
+	cooldown=$(state_field cooldown)
+	[ "$cooldown" -ge 450000000 ] && [ "$cooldown" -le 750000000 ]
+	run --separate-stderr "$RETRY" --breaker="$SPEC" -- touch "$WORK/ran"
+	refused
+	probe_until_it_runs -- true
+	[ "$status" -eq 0 ]
+	[ "$(state_field breaker)" = closed ]
+}
+
+@test "a run stopped by a signal counts as neither a success nor a failure" {
+	local rc
+	give_up
+	"$RETRY" --breaker="$SPEC" -- sh -c \
+	    'echo >"$1/started"; exec sleep 60' sh "$WORK" 3>&- &
+	wait_for_file "$WORK/started"
+	kill -TERM "$!"
+	status=0
+	wait "$!" || status=$?
+	[ "$status" -eq 143 ]
+	[ "$(state_field failures)" = 1 ]
+	[ "$(state_field breaker)" = closed ]
+	# Nor does a probe: the next run probes at once.
+	give_up
+	[ "$(state_field breaker)" = open ]
+	rm "$WORK/started"
+	{
+		while :; do
+			rc=0
+			"$RETRY" -q --breaker="$SPEC" -- sh -c \
+			    'echo >"$1/started"; exec sleep 60' sh "$WORK" ||
+			    rc=$?
+			[ "$rc" -ne 75 ] && break
+			sleep 0.01
+		done
+	} 3>&- &
+	wait_for_file "$WORK/started"
+	[ "$(state_field breaker)" = probing ]
+	# The loop's retry is now the only child of the loop's subshell.
+	pkill -TERM -P "$!"
+	wait "$!"
+	[ "$(state_field breaker)" = open ]
+	run -0 --separate-stderr "$RETRY" --breaker="$SPEC" -- true
+	[ -z "$stderr" ]
+	[ "$(state_field breaker)" = closed ]
+}
+
+@test "-q hides the breaker's line; the JSON log has it as a summary" {
+	give_up
+	give_up
+	run -75 --separate-stderr "$RETRY" -q --breaker="$SPEC" -- true
+	[ -z "$stderr" ]
+	run -75 --separate-stderr "$RETRY" --log-format=json \
+	    --breaker="$SPEC" -- true
+	[[ $stderr =~ ^\{\"event\":\"summary\",\"time\":0\.000,\"attempts\":0,\"elapsed\":0\.000,\"status\":75,\"reason\":\"circuit\ breaker\ \'job\'\ is\ open\",\"next_probe\":0\.[0-9]+\}$ ]]
+}
+
+@test "a budget and a breaker of the same name share one file" {
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 --budget=job \
+	    --breaker="$SPEC" -- false
+	[ "$(cat "$STATE/job")" = \
+	    "retry-state 1 tokens=98000 breaker=closed failures=1 until=0 cooldown=0 probe=0" ]
+}
+
+@test "a give-up by the budget counts as a failed run" {
+	run -1 --separate-stderr "$RETRY" -n 5 -b 0 --budget=api,tokens=1 \
+	    --breaker="$SPEC" -- false
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+	[ "$(state_field failures)" = 1 ]
+}
