@@ -52,9 +52,12 @@ open_failed(redisContext *c, const char *msg, char *why, size_t len)
 struct redis *
 redis_open(const char *host, int port, char *why, size_t len)
 {
-	struct timeval tv = { 0, REDIS_TIMEOUT_MS * 1000 };
+	struct timeval tv;
 	struct redis *r;
 	redisContext *c;
+
+	tv.tv_sec = 0;
+	tv.tv_usec = (suseconds_t)REDIS_TIMEOUT_MS * 1000;
 
 	if ((c = redisConnectWithTimeout(host, port, tv)) == NULL)
 		return open_failed(c, strerror(ENOMEM), why, len);
@@ -87,6 +90,21 @@ evalsha(struct redis *r, const struct redis_call *call)
 	return redisCommandArgv(r->c, n, argv, NULL);
 }
 
+/*
+ * Why a command got no reply.  hiredis reports a timeout as the errno of
+ * the read that timed out, "Resource temporarily unavailable": say what
+ * happened instead.
+ */
+static void
+no_reply(const struct redis *r, char *why, size_t len)
+{
+	if (r->c->err == REDIS_ERR_IO && (errno == EAGAIN ||
+	    errno == EWOULDBLOCK))
+		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
+	else
+		snprintf(why, len, "%s", r->c->errstr);
+}
+
 static bool
 is_noscript(const redisReply *reply)
 {
@@ -102,7 +120,7 @@ take_reply(const struct redis *r, const redisReply *reply,
 	size_t i;
 
 	if (reply == NULL) {
-		snprintf(call->why, sizeof(call->why), "%s", r->c->errstr);
+		no_reply(r, call->why, sizeof(call->why));
 		return false;
 	}
 	if (reply->type == REDIS_REPLY_ERROR) {
@@ -134,7 +152,7 @@ load_script(struct redis *r, struct redis_call *call)
 
 	if ((load = redisCommand(r->c, "SCRIPT LOAD %s", call->script)) ==
 	    NULL) {
-		snprintf(call->why, sizeof(call->why), "%s", r->c->errstr);
+		no_reply(r, call->why, sizeof(call->why));
 		return false;
 	}
 	if (!(ok = load->type == REDIS_REPLY_STRING))

@@ -22,20 +22,26 @@ give_up() {
 	giving_up "$stderr" 1 "exit 1" "no attempts left"
 }
 
-# refused [probing]: the run exited 75, printed the breaker's line and
-# did not run its command (which would have created $WORK/ran).
-refused() {
+# check_refused STATUS OUTPUT STDERR [probing]: a run exited 75, printed
+# the breaker's line and did not run its command (which would have
+# created $WORK/ran).
+check_refused() {
 	local re
 	re="^retry: circuit breaker 'job' is open: not running the command; "
-	if [[ -n ${1-} ]]; then
+	if [[ -n ${4-} ]]; then
 		re+="a probe run is under way\$"
 	else
 		re+="next probe in 0\.[0-9]{3}s\$"
 	fi
-	[ "$status" -eq 75 ] || { echo "status $status, not 75" >&2; return 1; }
-	[[ $stderr =~ $re ]] || { echo "stderr: $stderr" >&2; return 1; }
-	[ -z "$output" ]
+	[ "$1" -eq 75 ] || { echo "status $1, not 75" >&2; return 1; }
+	[[ $3 =~ $re ]] || { echo "stderr: $3" >&2; return 1; }
+	[ -z "$2" ]
 	[ ! -e "$WORK/ran" ]
+}
+
+# refused: the same for the last `run`, which the next probe is due.
+refused() {
+	check_refused "$status" "$output" "$stderr"
 }
 
 # state_field NAME: the field NAME= of the record.
@@ -93,10 +99,10 @@ state_field() {
 		pids+=("$!")
 	done
 	for i in 1 2 3 4 5; do
-		status=0
-		wait "${pids[i - 1]}" || status=$?
-		output=$(cat "$WORK/out.$i") stderr=$(cat "$WORK/err.$i")
-		refused probing
+		rc=0
+		wait "${pids[i - 1]}" || rc=$?
+		check_refused "$rc" "$(cat "$WORK/out.$i")" \
+		    "$(cat "$WORK/err.$i")" probing
 	done
 	[ "$(wc -l <"$WORK/probe-ran")" -eq 1 ]
 	echo >"$WORK/release"
@@ -110,14 +116,20 @@ state_field() {
 }
 
 # probe_until_it_runs ARG...: runs `retry --breaker=$SPEC ARG...` until
-# it does not exit 75 (the cooldown has passed), as `run` would.
+# it does not exit 75 (the cooldown has passed): PROBE_STATUS and
+# PROBE_STDERR are then that run's.
 probe_until_it_runs() {
+	local rc
 	while :; do
-		run --separate-stderr "$RETRY" --breaker="$SPEC" "$@"
-		[ "$status" -ne 75 ] && return 0
-		refused
+		rc=0
+		"$RETRY" --breaker="$SPEC" "$@" >"$WORK/out" 2>"$WORK/err" 3>&- ||
+		    rc=$?
+		[ "$rc" -ne 75 ] && break
+		check_refused "$rc" "$(cat "$WORK/out")" "$(cat "$WORK/err")"
 		sleep 0.01
 	done
+	PROBE_STATUS=$rc
+	PROBE_STDERR=$(cat "$WORK/err")
 }
 
 @test "a failed probe reopens the breaker for about twice as long" {
@@ -125,8 +137,8 @@ probe_until_it_runs() {
 	give_up
 	give_up
 	probe_until_it_runs -n 1 -- false
-	[ "$status" -eq 1 ]
-	giving_up "$stderr" 1 "exit 1" "no attempts left"
+	[ "$PROBE_STATUS" -eq 1 ]
+	giving_up "$PROBE_STDERR" 1 "exit 1" "no attempts left"
 	[ "$(state_field breaker)" = open ]
 	# Twice 300 ms, times 0.75 to 1.25.
 	cooldown=$(state_field cooldown)
@@ -134,7 +146,8 @@ probe_until_it_runs() {
 	run --separate-stderr "$RETRY" --breaker="$SPEC" -- touch "$WORK/ran"
 	refused
 	probe_until_it_runs -- true
-	[ "$status" -eq 0 ]
+	[ "$PROBE_STATUS" -eq 0 ]
+	[ -z "$PROBE_STDERR" ]
 	[ "$(state_field breaker)" = closed ]
 }
 
@@ -145,9 +158,9 @@ probe_until_it_runs() {
 	    'echo >"$1/started"; exec sleep 60' sh "$WORK" 3>&- &
 	wait_for_file "$WORK/started"
 	kill -TERM "$!"
-	status=0
-	wait "$!" || status=$?
-	[ "$status" -eq 143 ]
+	rc=0
+	wait "$!" || rc=$?
+	[ "$rc" -eq 143 ]
 	[ "$(state_field failures)" = 1 ]
 	[ "$(state_field breaker)" = closed ]
 	# Nor does a probe: the next run probes at once.

@@ -208,7 +208,24 @@ setup() {
 	bad_value budget 'redis://[::1/api' "no ']' after the IPv6 address"
 	# Good ones, in full.
 	quick --dry-run -n 1 --budget=a.b_c-1,tokens=1000000,ratio=0.125 \
-	    --breaker=redis://[::1]:7000/x,failures=1,cooldown=1m30s
+	    --breaker='redis://[::1]:7000/x,failures=1,cooldown=1m30s'
 	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
+
+@test "a retry built without hiredis refuses the redis:// form with one line" {
+	command -v pkg-config >/dev/null && pkg-config --exists libbsd-overlay ||
+	    needs "pkg-config and libbsd-overlay are needed to build retry"
+	mkdir "$WORK/plain"
+	# shellcheck disable=SC2046 # pkg-config prints several words
+	"${CC:-cc}" -std=c11 -D_GNU_SOURCE \
+	    $(pkg-config --cflags libbsd-overlay) -o "$WORK/plain/retry" \
+	    "$ROOT"/src/*.c $(pkg-config --libs libbsd-overlay)
+	run -125 --separate-stderr "$WORK/plain/retry" \
+	    --budget=redis://127.0.0.1/api -- touch "$WORK/ran"
+	[ "$stderr" = "retry: redis://127.0.0.1:6379/api: this retry was built without Redis support (hiredis)" ]
+	[ ! -e "$WORK/ran" ]
+	# The local form still works.
+	run -0 --separate-stderr "$WORK/plain/retry" --budget=api -- true
 	[ -z "$stderr" ]
 }
