@@ -37,6 +37,8 @@ start_redis() {
 }
 
 setup_file() {
+	# One server for the file: its tests run one at a time.
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
 	if ! command -v redis-server >/dev/null ||
 	    ! command -v redis-cli >/dev/null; then
 		needs "redis-server and redis-cli are not installed"
