@@ -28,9 +28,9 @@ HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
 ALL_CPPFLAGS = -D_GNU_SOURCE $(CPPFLAGS)
 
 SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
-	  src/format.c src/spool.c src/proc.c src/leftovers.c src/signals.c \
-	  src/fd.c src/clock.c src/guard.c src/budget.c src/statefile.c \
-	  src/redisstore.c
+	  src/format.c src/spool.c src/proc.c src/spawn.c src/leftovers.c \
+	  src/match.c src/hooks.c src/signals.c src/fd.c src/clock.c \
+	  src/guard.c src/budget.c src/statefile.c src/redisstore.c
 HDRS	= src/internal.h
 BATS	?= bats
 TESTS	= tests

@@ -298,6 +298,10 @@ log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 			    o->value);
 		json_field(buf, sizeof(buf), ",\"status\":%d,\"duration\":%s",
 		    outcome_status(o), d);
+		if (o->matched_text != NULL) {
+			json_field(buf, sizeof(buf), ",\"output_matched\":");
+			json_string(buf, sizeof(buf), o->matched_text);
+		}
 		json_end(lg, buf, sizeof(buf));
 	} else if (lg->verbosity > 0) {
 		attempt_name(lg, k, name, sizeof(name));
