@@ -412,48 +412,72 @@ bench_leftover() {
 
 # --- 5. thundering herd ---------------------------------------------------
 
-# herd_round MODE: sets HERD_LINE to "attempts seconds late failed".  It
+# herd_round MODE: sets HERD_LINE to "clients attempts seconds late
+# failed".  It
 # runs in the main shell, so that cleanup can stop the clients on SIGINT.
-herd_round() {
-	local dir=$TMP/herd i pid start failed=0
-	rm -rf "$dir"
-	mkdir "$dir"
-	# Time enough for every client to start before the common instant.
-	start=$(($("$BIN/herd" now) + 500000000 + HERD_CLIENTS * 20000000))
+# clients COMMAND...: runs HERD_CLIENTS copies of COMMAND at once, from
+# the main shell, so that cleanup can stop them; CLIENTS_FAILED counts
+# those that failed.
+clients() {
+	local i pid
 	BGPIDS=()
 	for ((i = 0; i < HERD_CLIENTS; i++)); do
-		"$RETRY" -q -n inf -b "$HERD_BASE" -c "$HERD_CAP" -j "$1" \
-		    -m 120s -- "$BIN/herd" "$dir/lock" "$HERD_HOLD_NS" \
-		    "$start" "$dir/log" &
+		"$@" &
 		BGPIDS+=("$!")
 	done
+	CLIENTS_FAILED=0
 	for pid in "${BGPIDS[@]}"; do
-		wait "$pid" || failed=$((failed + 1))
+		wait "$pid" || CLIENTS_FAILED=$((CLIENTS_FAILED + 1))
 	done
 	BGPIDS=()
-	HERD_LINE=$(awk -v t0="$start" -v failed="$failed" '
+}
+
+# The common instant of a round: time enough for every client to start.
+herd_start() {
+	echo $(($("$BIN/herd" now) + 500000000 + HERD_CLIENTS * 20000000))
+}
+
+herd_round() {
+	local dir=$TMP/herd start
+	rm -rf "$dir"
+	mkdir "$dir"
+	start=$(herd_start)
+	clients "$RETRY" -q -n inf -b "$HERD_BASE" -c "$HERD_CAP" -j "$1" \
+	    -m 120s -- "$BIN/herd" "$dir/lock" "$HERD_HOLD_NS" "$start" \
+	    "$dir/log"
+	# shellcheck disable=SC2034 # rounds() reads it by name
+	HERD_LINE=$HERD_CLIENTS\ $(awk -v t0="$start" \
+	    -v failed="$CLIENTS_FAILED" '
 	    $1 == "late" { late++; next }
 	    { n += $1; if ($3 > end) end = $3 }
 	    END { printf "%d %.3f %d %d\n", n, (end - t0) / 1e9, late, failed }
 	' "$dir/log")
 }
 
+# rounds TSV LABEL FUNCTION VAR MODE...: HERD_ROUNDS rounds of FUNCTION
+# MODE for each MODE, rounds outside and modes inside, so that a load that
+# drifts hits every mode alike; after each, "MODE ROUND $VAR" goes to TSV,
+# tab-separated.
+rounds() {
+	local tsv=$1 label=$2 fn=$3 var=$4 r mode
+	shift 4
+	for ((r = 1; r <= HERD_ROUNDS; r++)); do
+		for mode in "$@"; do
+			"$fn" "$mode"
+			say "  round $r, $mode: $label: ${!var}"
+			printf '%s\t%s\t%s\n' "$mode" "$r" "${!var// /$'\t'}" \
+			    >>"$tsv"
+		done
+	done
+}
+
 bench_herd() {
-	local r mode
 	say "5/6 thundering herd: $HERD_CLIENTS clients, ${#HERD_MODES[@]}" \
 	    "modes, $HERD_ROUNDS rounds"
 	printf 'mode\tround\tclients\tattempts\tseconds\tlate\tfailed\n' \
 	    >"$RAW/herd.tsv"
-	# Rounds outside, modes inside: drifting load hits every mode alike.
-	for ((r = 1; r <= HERD_ROUNDS; r++)); do
-		for mode in "${HERD_MODES[@]}"; do
-			herd_round "$mode"
-			say "  round $r, $mode: attempts, seconds, late," \
-			    "failed: $HERD_LINE"
-			printf '%s\t%s\t%s\t%s\n' "$mode" "$r" "$HERD_CLIENTS" \
-			    "${HERD_LINE// /$'\t'}" >>"$RAW/herd.tsv"
-		done
-	done
+	rounds "$RAW/herd.tsv" "clients, attempts, seconds, late, failed" \
+	    herd_round HERD_LINE "${HERD_MODES[@]}"
 	herd_summary
 	herd_chart
 }
@@ -537,24 +561,18 @@ outage_client() {
 # milliseconds from its return to the last client's success, the runs
 # that gave up, and the clients that succeeded.
 outage_round() {
-	local dir=$TMP/outage i pid start down failed=0 opt=()
+	local dir=$TMP/outage start down opt=()
 	rm -rf "$dir"
 	mkdir "$dir"
 	mkdir -m 700 "$dir/run"
 	: >"$dir/giveups"
 	[[ $1 == budget ]] && opt=("$OUTAGE_BUDGET")
-	start=$(($("$BIN/herd" now) + 500000000 + HERD_CLIENTS * 20000000))
+	start=$(herd_start)
 	down=$((start + OUTAGE_NS))
-	BGPIDS=()
-	for ((i = 0; i < HERD_CLIENTS; i++)); do
-		outage_client "$dir" "$start" "$down" "${opt[@]}" &
-		BGPIDS+=("$!")
-	done
-	for pid in "${BGPIDS[@]}"; do
-		wait "$pid" || failed=$((failed + 1))
-	done
-	BGPIDS=()
-	((failed == 0)) || die "$failed outage clients never succeeded"
+	clients outage_client "$dir" "$start" "$down" "${opt[@]}"
+	((CLIENTS_FAILED == 0)) ||
+	    die "$CLIENTS_FAILED outage clients never succeeded"
+	# shellcheck disable=SC2034 # rounds() reads it by name
 	OUTAGE_LINE=$(awk -v down="$down" -v giveups="$(wc -l \
 	    <"$dir/giveups")" '
 	    $2 < down { during++; next }
@@ -565,20 +583,13 @@ outage_round() {
 }
 
 bench_outage() {
-	local r mode
 	say "6/6 outage: $HERD_CLIENTS jobs, a $((OUTAGE_NS / 1000000)) ms" \
 	    "outage, without and with $OUTAGE_BUDGET, $HERD_ROUNDS rounds"
 	printf 'mode\tround\tduring\tafter\trecovery\tgiveups\tsucceeded\n' \
 	    >"$RAW/outage.tsv"
-	for ((r = 1; r <= HERD_ROUNDS; r++)); do
-		for mode in "${OUTAGE_MODES[@]}"; do
-			outage_round "$mode"
-			say "  round $r, $mode: attempts during, after," \
-			    "recovery ms, give-ups, succeeded: $OUTAGE_LINE"
-			printf '%s\t%s\t%s\n' "$mode" "$r" \
-			    "${OUTAGE_LINE// /$'\t'}" >>"$RAW/outage.tsv"
-		done
-	done
+	rounds "$RAW/outage.tsv" \
+	    "attempts during, after, recovery ms, give-ups, succeeded" \
+	    outage_round OUTAGE_LINE "${OUTAGE_MODES[@]}"
 	# Medians per mode: during, after, recovery, give-ups.
 	O_NONE=$(outage_medians none)
 	O_BUDGET=$(outage_medians budget)

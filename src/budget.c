@@ -183,6 +183,13 @@ longest(nsec_t a, nsec_t b)
 	return a > b ? a : b;
 }
 
+/* Cooldowns double up to an hour, or the cooldown given if longer. */
+nsec_t
+breaker_cap(const struct guard_spec *g)
+{
+	return longest(BREAKER_CAP, g->cooldown);
+}
+
 /*
  * Whether this run may start, at now: ADMIT_RUN while closed; when open,
  * ADMIT_REFUSED with *wait until the next probe, or ADMIT_PROBE for the
@@ -202,8 +209,7 @@ breaker_admit(struct guard_record *r, const struct guard_spec *g, nsec_t now,
 	 * No rule sets a time further ahead than this: one that is comes
 	 * from before a reboot, when CLOCK_BOOTTIME started afresh.
 	 */
-	horizon = longest(longest(BREAKER_CAP, g->cooldown),
-	    longest(lease, r->cooldown));
+	horizon = longest(breaker_cap(g), longest(lease, r->cooldown));
 	if (r->until > now && r->until - now > horizon)
 		r->until = now;
 	if (now < r->until) {
@@ -251,7 +257,7 @@ void
 breaker_report(struct guard_record *r, const struct guard_spec *g,
     nsec_t now, uint32_t probe, enum run_end end, unsigned permille)
 {
-	nsec_t cap = longest(BREAKER_CAP, g->cooldown);
+	nsec_t cap = breaker_cap(g);
 
 	if (probe != 0) {
 		if (r->state != BREAKER_PROBING || r->probe != probe)

@@ -178,12 +178,6 @@ usec(char *buf, size_t len, nsec_t ns)
 	return buf;
 }
 
-static nsec_t
-breaker_cap(const struct guard_spec *spec)
-{
-	return spec->cooldown > BREAKER_CAP ? spec->cooldown : BREAKER_CAP;
-}
-
 static enum admit
 redis_admit(struct guard *g, nsec_t lease, uint32_t id, nsec_t *wait)
 {

@@ -394,6 +394,7 @@ bool		 record_parse(const char *, size_t, struct guard_record *);
 int		 record_format(char *, size_t, const struct guard_record *);
 bool		 budget_attempt(struct guard_record *, const struct guard_spec *,
 		    bool);
+nsec_t		 breaker_cap(const struct guard_spec *);
 enum admit	 breaker_admit(struct guard_record *, const struct guard_spec *,
 		    nsec_t, nsec_t, uint32_t, nsec_t *);
 void		 breaker_report(struct guard_record *, const struct guard_spec *,

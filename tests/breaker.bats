@@ -10,6 +10,11 @@ load helpers/common
 load helpers/core
 load helpers/guard
 
+# A failed test must not leave a command behind, waiting for its cue.
+teardown() {
+	echo >"$WORK/release"
+}
+
 setup() {
 	common_setup
 	guard_setup
@@ -77,7 +82,7 @@ state_field() {
 	# Runs keep exiting 75 until the cooldown has passed; the first one
 	# that does not is the probe, which holds on until told to finish.
 	{
-		while :; do
+		for ((i = 0; i < 3000; i++)); do
 			rc=0
 			"$RETRY" -q --breaker="$SPEC" -- sh -c \
 			    'echo >>"$1/ran"; echo >"$1/probing"
@@ -119,8 +124,8 @@ state_field() {
 # it does not exit 75 (the cooldown has passed): PROBE_STATUS and
 # PROBE_STDERR are then that run's.
 probe_until_it_runs() {
-	local rc
-	while :; do
+	local rc i
+	for ((i = 0; i < 3000; i++)); do
 		rc=0
 		"$RETRY" --breaker="$SPEC" "$@" >"$WORK/out" 2>"$WORK/err" 3>&- ||
 		    rc=$?
@@ -152,7 +157,7 @@ probe_until_it_runs() {
 }
 
 @test "a run stopped by a signal counts as neither a success nor a failure" {
-	local rc
+	local rc i
 	give_up
 	"$RETRY" --breaker="$SPEC" -- sh -c \
 	    'echo >"$1/started"; exec sleep 60' sh "$WORK" 3>&- &
@@ -168,7 +173,7 @@ probe_until_it_runs() {
 	[ "$(state_field breaker)" = open ]
 	rm "$WORK/started"
 	{
-		while :; do
+		for ((i = 0; i < 3000; i++)); do
 			rc=0
 			"$RETRY" -q --breaker="$SPEC" -- sh -c \
 			    'echo >"$1/started"; exec sleep 60' sh "$WORK" ||

@@ -9,6 +9,11 @@ load helpers/common
 load helpers/core
 load helpers/guard
 
+# A failed test must not leave a command behind, waiting for its cue.
+teardown() {
+	echo >"$WORK/done"
+}
+
 setup() {
 	common_setup
 	guard_setup
@@ -79,15 +84,20 @@ setup() {
 	    "retry-state 1 tokens=100000 breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
 }
 
+# refuses MESSAGE: retry --budget=api refuses to start, with exactly the
+# line "retry: MESSAGE", and does not run its command.
+refuses() {
+	run -125 --separate-stderr "$RETRY" --budget=api -- touch "$WORK/ran"
+	[ "$stderr" = "retry: $1" ]
+	[ ! -e "$WORK/ran" ]
+}
+
 @test "a state file replaced by a symbolic link is refused" {
 	mkdir -m 700 "$STATE"
 	echo 'retry-state 1 tokens=full breaker=closed failures=0 until=0 cooldown=0 probe=0' \
 	    >"$WORK/elsewhere"
 	ln -s "$WORK/elsewhere" "$STATE/api"
-	run -125 --separate-stderr "$RETRY" --budget=api -- touch "$WORK/ran"
-	[ "$stderr" = \
-	    "retry: state file $STATE/api is a symbolic link: refusing it" ]
-	[ ! -e "$WORK/ran" ]
+	refuses "state file $STATE/api is a symbolic link: refusing it"
 }
 
 @test "a state file owned by another user is refused" {
@@ -95,32 +105,24 @@ setup() {
 	mkdir -m 700 "$STATE"
 	install -m 600 /dev/null "$STATE/api"
 	chown nobody "$STATE/api"
-	run -125 --separate-stderr "$RETRY" --budget=api -- touch "$WORK/ran"
-	[ "$stderr" = "retry: state file $STATE/api belongs to uid $(id -u \
-	    nobody), not to uid 0: refusing it" ]
-	[ ! -e "$WORK/ran" ]
+	refuses "state file $STATE/api belongs to uid $(id -u nobody), not to\
+ uid 0: refusing it"
 }
 
 @test "a state file or directory open to other users is refused" {
 	mkdir -m 700 "$STATE"
 	install -m 644 /dev/null "$STATE/api"
-	run -125 --separate-stderr "$RETRY" --budget=api -- touch "$WORK/ran"
-	[ "$stderr" = \
-	    "retry: state file $STATE/api is open to other users (mode 0644): refusing it" ]
+	refuses "state file $STATE/api is open to other users (mode 0644):\
+ refusing it"
 	chmod 755 "$STATE"
-	run -125 --separate-stderr "$RETRY" --budget=api -- touch "$WORK/ran"
-	[ "$stderr" = \
-	    "retry: state directory $STATE is open to other users (mode 0755): refusing it" ]
-	[ ! -e "$WORK/ran" ]
+	refuses "state directory $STATE is open to other users (mode 0755):\
+ refusing it"
 }
 
 @test "a state directory replaced by a symbolic link is refused" {
 	mkdir -m 700 "$WORK/real"
 	ln -s "$WORK/real" "$STATE"
-	run -125 --separate-stderr "$RETRY" --budget=api -- touch "$WORK/ran"
-	[ "$stderr" = \
-	    "retry: state directory $STATE is a symbolic link: refusing it" ]
-	[ ! -e "$WORK/ran" ]
+	refuses "state directory $STATE is a symbolic link: refusing it"
 }
 
 @test "a corrupt record is reset with a warning" {
