@@ -82,7 +82,9 @@ build_helpers() {
 	[[ -x $RETRY ]] || die "$RETRY is not built: run make first"
 	# A private copy: a rebuild during the run cannot change or break it.
 	cp "$RETRY" "$BIN/retry"
+	# Named from the checkout, so that no machine's path is written.
 	RETRY_BUILT=$RETRY RETRY=$BIN/retry
+	[[ $RETRY_BUILT == "$ROOT"/* ]] && RETRY_BUILT=./${RETRY_BUILT#"$ROOT"/}
 	for h in floor loop nap herd spoolfloor; do
 		"$CC" "${flags[@]}" -o "$BIN/$h" "$BENCH/$h.c" ||
 		    die "cannot compile bench/$h.c"
