@@ -36,11 +36,22 @@ LIBBSD	= PKG_CONFIG='$(PKG_CONFIG)' STATIC_BSD='$(STATIC_BSD)' \
 	  sh build-aux/libbsd.sh
 BSD_CFLAGS = `$(LIBBSD) cflags $(CC) $(CFLAGS)`
 BSD_LIBS = `$(LIBBSD) libs $(CC) $(CFLAGS) $(LDFLAGS)`
+# hiredis, for --budget=redis://..., only where its static archive is
+# installed: linked statically, it costs a run that does not use it no
+# start-up time.  Without it the redis:// form fails with one line.
+HIREDIS_A  = pkg-config --exists hiredis && for a in \
+	     "$$(pkg-config --variable=libdir hiredis)/libhiredis.a" \
+	     "$$($(CC) -print-file-name=libhiredis.a)"; do \
+	     test -f "$$a" && break; done && test -f "$$a"
+HIREDIS_CFLAGS = `$(HIREDIS_A) && echo -DHAVE_HIREDIS \
+		 $$(pkg-config --cflags hiredis)`
+HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
 
 SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
 	  src/format.c src/spool.c src/proc.c src/spawn.c src/leftovers.c \
 	  src/match.c src/hooks.c src/signals.c src/fd.c src/clock.c \
-	  src/http.c
+	  src/http.c \
+	  src/guard.c src/budget.c src/statefile.c src/redisstore.c
 HDRS	= src/internal.h
 BATS	?= bats
 TESTS	= tests
@@ -57,8 +68,9 @@ all: retry
 # missing.
 retry: $(SRCS) $(HDRS)
 	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
-	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(OPTIMIZE) $(CFLAGS) -o retry \
-	    $(SRCS) $(LDFLAGS) $(BSD_LIBS)
+	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) \
+	    $(OPTIMIZE) $(CFLAGS) -o retry $(SRCS) $(LDFLAGS) $(BSD_LIBS) \
+	    $(HIREDIS_LIBS)
 
 tests/helpers/wstatus: tests/helpers/wstatus.c
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \
