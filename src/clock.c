@@ -1,7 +1,8 @@
 /*
- * clock.c: the clock.  Every deadline, timeout and elapsed time in retry
+ * clock.c: the clocks.  Every deadline, timeout and elapsed time in retry
  * is an absolute CLOCK_MONOTONIC time in integer nanoseconds, read here,
- * so that a change of the wall clock moves none of them.
+ * so that a change of the wall clock moves none of them.  The wall clock
+ * is read here too, for the timestamps of the logs alone.
  */
 #include <time.h>
 
@@ -13,5 +14,18 @@ mono_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (nsec_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/*
+ * The wall clock, in nanoseconds since the epoch: only for timestamps
+ * that a reader compares with other logs, never for a deadline.
+ */
+nsec_t
+wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (nsec_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }

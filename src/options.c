@@ -1,6 +1,7 @@
 /*
  * options.c: the command line.  parse_options() turns argv into a struct
- * config, with the defaults first, and on a bad option or value writes
+ * config, with the defaults first, then --preset's schedule, then the
+ * options in their order, and on a bad option or value writes
  * one line that names the option and the value; the values themselves
  * are parse.c's to convert.  Nothing here exits or prints, so the fuzz
  * harnesses can drive it directly.
@@ -37,7 +38,9 @@ enum {
 	OPT_FOREGROUND,
 	OPT_DRY_RUN,
 	OPT_LOG_FORMAT,
-	OPT_LOG_FILE
+	OPT_LOG_FILE,
+	OPT_JSON_LOG,
+	OPT_PRESET
 };
 
 static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:IOqvhV";
@@ -62,6 +65,8 @@ static const struct option longopts[] = {
 	{ "hold-stdout",	no_argument,		NULL, 'O' },
 	{ "log-format",		required_argument,	NULL, OPT_LOG_FORMAT },
 	{ "log-file",		required_argument,	NULL, OPT_LOG_FILE },
+	{ "json-log",		required_argument,	NULL, OPT_JSON_LOG },
+	{ "preset",		required_argument,	NULL, OPT_PRESET },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "verbose",		no_argument,		NULL, 'v' },
@@ -122,6 +127,12 @@ parse_value(int opt, const char *arg, struct config *cfg)
 	case OPT_LOG_FILE:
 		cfg->log_file = arg;
 		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_JSON_LOG:
+		cfg->json_log = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_PRESET:
+		/* Applied before the other options, by parse_options(). */
+		return preset_apply(arg, NULL);
 	default:
 		return NULL;
 	}
@@ -179,16 +190,27 @@ describe_bad_option(int opt, const char *word, char *err, size_t len)
 		snprintf(err, len, "unknown option '%s'", word);
 }
 
-/* What no single option can check; false with err filled in. */
+/*
+ * What no single option can check; false with err filled in.  base_arg
+ * is NULL when the base is the default or the preset's.
+ */
 static bool
 check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
     char *err, size_t len)
 {
 	struct schedule *s = &cfg->sched;
+	char base[32];
 
 	if (cap_arg != NULL && s->cap < s->base) {
-		snprintf(err, len, "invalid --cap '%.*s': below --base '%.*s'",
-		    VALUE_SHOWN, cap_arg, VALUE_SHOWN, base_arg);
+		if (base_arg == NULL && cfg->preset != NULL) {
+			format_seconds(base, sizeof(base), s->base);
+			snprintf(err, len, "invalid --cap '%.*s': below the "
+			    "base of --preset=%s, %ss", VALUE_SHOWN, cap_arg,
+			    cfg->preset, base);
+		} else
+			snprintf(err, len, "invalid --cap '%.*s': below --base "
+			    "'%.*s'", VALUE_SHOWN, cap_arg, VALUE_SHOWN,
+			    base_arg != NULL ? base_arg : "1s");
 		return false;
 	}
 	if (s->cap < s->base)
@@ -204,6 +226,27 @@ check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
 }
 
 /*
+ * The first pass over argv: the last --preset before the command, which
+ * is applied before every other option so that those override it
+ * whatever their order.  Errors are left to the second pass.
+ */
+static void
+apply_preset(int argc, char **argv, struct config *cfg)
+{
+	const char *preset = NULL;
+	int opt;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, shortopts, longopts,
+	    NULL)) != -1)
+		if (opt == OPT_PRESET)
+			preset = optarg;
+	if (preset != NULL)
+		(void)preset_apply(preset, cfg);
+}
+
+/*
  * Fills cfg from argv.  On PARSE_ERROR, err holds one line without the
  * program name or the --help hint, which the caller adds.
  */
@@ -211,10 +254,11 @@ enum parse_result
 parse_options(int argc, char **argv, struct config *cfg, char *err,
     size_t len)
 {
-	const char *why, *cap_arg = NULL, *base_arg = "1s";
+	const char *why, *cap_arg = NULL, *base_arg = NULL;
 	int opt, at;
 
 	config_defaults(cfg);
+	apply_preset(argc, argv, cfg);
 	optind = 0;
 	opterr = 0;
 	while ((at = optind > 0 ? optind : 1, opt = getopt_long(argc, argv,
@@ -223,6 +267,8 @@ parse_options(int argc, char **argv, struct config *cfg, char *err,
 			return PARSE_HELP;
 		if (opt == 'V')
 			return PARSE_VERSION;
+		if (opt == OPT_PRESET && strcmp(optarg, "list") == 0)
+			return PARSE_PRESETS;
 		if (opt == '?' || opt == ':') {
 			describe_bad_option(opt, argv[at], err, len);
 			return PARSE_ERROR;

@@ -9,15 +9,17 @@
  *
  *	retry.c		main, the attempt loop, the decision, the status
  *	 |- options.c	the command line, into a struct config
+ *	 |   |- preset.c	the schedules of --preset (also --preset=list)
  *	 |   `- parse.c	every conversion from a string
  *	 |- backoff.c	the schedule and the random source
- *	 |- log.c	progress messages, text or JSON
+ *	 |- log.c	progress messages: text, workflow commands, JSON
+ *	 |   `- jsonlog.c	the JSON log's events
  *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
  *	 `- proc.c	spawning an attempt, waiting, timing it out
  *	     `- leftovers.c	what an attempt left running, per platform
  *	format.c	values as text (used by parse.c, log.c, retry.c)
  *	signals.c	handlers, masks, names, the one wait for events
- *	clock.c		the monotonic clock
+ *	clock.c		the monotonic clock, and the wall clock for logs
  *
  * The last three are leaves that any file above may call.  Every
  * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c or
@@ -49,6 +51,7 @@ static const char help_text[] =
 "  -j, --jitter=MODE         none|full|equal|decorrelated|A..B|+DURATION  [full]\n"
 "      --splay=DURATION      random wait before the first attempt            [0]\n"
 "      --seed=N              make every random draw reproducible        [random]\n"
+"      --preset=NAME         a known system's schedule, or list           [none]\n"
 "\n"
 "Policy (LIST: exit codes, ranges such as 1-125, signal names, timeout):\n"
 "  -r, --retry-on=LIST       outcomes that are retried\n"
@@ -69,8 +72,9 @@ static const char help_text[] =
 "\n"
 "Output:\n"
 "      --dry-run             print the schedule and run nothing\n"
-"      --log-format=FORMAT   text or json                                 [text]\n"
+"      --log-format=FORMAT   text, json or github                         [text]\n"
 "      --log-file=PATH       write progress messages there              [stderr]\n"
+"      --json-log=PATH       also append the JSON log there               [none]\n"
 "  -q, --quiet               no progress messages, errors only\n"
 "  -v, --verbose             also report each attempt's start and end\n"
 "  -h, --help                show this help and exit\n"
@@ -199,7 +203,7 @@ release_output(struct run *r, long long k, bool final)
 static _Noreturn void
 stopped(struct run *r, long long k, int sig)
 {
-	log_stopped(&r->log, k, sig, 128 + sig);
+	log_stopped(&r->log, k, false, sig, 128 + sig, mono_now() - r->t0);
 	die_by_signal(sig);
 }
 
@@ -207,7 +211,7 @@ static _Noreturn void
 finish(struct run *r, long long k, const struct outcome *o,
     const char *reason)
 {
-	log_finish(&r->log, k, o, reason);
+	log_finish(&r->log, k, o, reason, mono_now() - r->t0);
 	exit_as(o);
 }
 
@@ -267,8 +271,8 @@ retry_loop(struct run *r)
 		/* Asked to stop: this attempt was the last one. */
 		if (o.stop_signal != 0) {
 			release_output(r, k, true);
-			log_stopped(&r->log, k, o.stop_signal,
-			    outcome_status(&o));
+			log_stopped(&r->log, k, true, o.stop_signal,
+			    outcome_status(&o), mono_now() - r->t0);
 			exit_as(&o);
 		}
 		switch (decide(cfg, &o)) {
@@ -294,61 +298,127 @@ retry_loop(struct run *r)
 	}
 }
 
-static void
-print_row(long long k, const char *window, nsec_t lo, nsec_t hi, nsec_t draw,
-    nsec_t elapsed)
-{
-	char a[32], b[32], c[32], d[32];
+/* The dry run's columns after "attempt": window, min, max, draw, elapsed. */
+#define DRY_COLS	5
+#define DRY_WIDTH	14	/* the least width of a column */
 
-	format_seconds(a, sizeof(a), lo);
-	format_seconds(b, sizeof(b), hi);
-	format_seconds(c, sizeof(c), draw);
-	format_seconds(d, sizeof(d), elapsed);
-	printf("%7lld %14s %14s %14s %14s %14s\n", k, window, a, b, c, d);
+struct dry_table {
+	bool		 sub_ms[DRY_COLS];	/* needs 9 decimals, not 3 */
+	nsec_t		 most[DRY_COLS];	/* the largest finite value */
+	int		 width[DRY_COLS];
+	bool		 print;			/* or only measure */
+	long long	 cut;		/* --max-time ends the run before it */
+	nsec_t		 worst;		/* the sum of the max column */
+};
+
+/* A value of column i as the table shows it; a negative one is "-". */
+static void
+dry_cell(const struct dry_table *t, int i, nsec_t v, char *buf, size_t len)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else
+		format_fixed(buf, len, v, t->sub_ms[i] ? 9 : 3);
+}
+
+/* One row: measured on the first pass, printed on the second. */
+static void
+dry_row(struct dry_table *t, long long k, const nsec_t v[DRY_COLS])
+{
+	char cell[DRY_COLS][32];
+	int i;
+
+	for (i = 0; i < DRY_COLS; i++) {
+		if (t->print) {
+			dry_cell(t, i, v[i], cell[i], sizeof(cell[i]));
+			continue;
+		}
+		if (v[i] < 0 || v[i] == NSEC_INF)
+			continue;
+		t->sub_ms[i] |= v[i] % NSEC_PER_MSEC != 0;
+		if (v[i] > t->most[i])
+			t->most[i] = v[i];
+	}
+	if (t->print)
+		printf("%7lld %*s %*s %*s %*s %*s\n", k, t->width[0], cell[0],
+		    t->width[1], cell[1], t->width[2], cell[2], t->width[3],
+		    cell[3], t->width[4], cell[4]);
 }
 
 /*
- * --dry-run: the schedule as a table, drawn by the same calls in the same
- * order as a real run, with every attempt taken to fail at once.
+ * The rows, drawn by the same calls in the same order as a real run,
+ * with every attempt taken to fail at once.
  */
-static int
-dry_run(const struct config *cfg)
+static void
+dry_walk(const struct config *cfg, uint64_t seed, struct dry_table *t)
 {
 	const struct schedule *s = &cfg->sched;
 	struct backoff b;
-	nsec_t draw, lo, hi, elapsed, since_start = 0, worst;
+	nsec_t v[DRY_COLS], since_start = 0, draw;
 	long long k, rows;
-	char w[32];
 
-	backoff_init(&b, s, cfg->seeded, cfg->seed);
+	backoff_init(&b, s, true, seed);
 	rows = cfg->attempts != 0 ? cfg->attempts : DRYRUN_UNLIMITED_ROWS;
-	printf("%7s %14s %14s %14s %14s %14s\n", "attempt", "window", "min",
-	    "max", "draw", "elapsed");
-	elapsed = draw = backoff_splay(&b);
-	worst = s->splay;
-	print_row(1, "-", 0, s->splay, draw, elapsed);
+	t->cut = 0;
+	v[0] = -1;
+	v[1] = 0;
+	v[2] = t->worst = s->splay;
+	v[3] = v[4] = backoff_splay(&b);
+	dry_row(t, 1, v);
 	for (k = 2; k <= rows; k++) {
 		draw = backoff_next(&b, k - 1);
 		if (cfg->max_time != 0 &&
 		    nsec_add(since_start, draw) >= cfg->max_time) {
-			format_seconds(w, sizeof(w), cfg->max_time);
-			printf("# --max-time=%ss ends the run before attempt "
-			    "%lld\n", w, k);
+			t->cut = k;
 			break;
 		}
-		backoff_bounds(s, k - 1, &lo, &hi);
 		since_start = nsec_add(since_start, draw);
-		elapsed = nsec_add(elapsed, draw);
-		worst = nsec_add(worst, hi);
-		format_seconds(w, sizeof(w), backoff_window(s, k - 1));
-		print_row(k, w, lo, hi, draw, elapsed);
+		v[0] = backoff_window(s, k - 1);
+		backoff_bounds(s, k - 1, &v[1], &v[2]);
+		v[3] = draw;
+		v[4] = nsec_add(v[4], draw);
+		t->worst = nsec_add(t->worst, v[2]);
+		dry_row(t, k, v);
 	}
-	format_seconds(w, sizeof(w), worst);
+}
+
+/*
+ * --dry-run: the schedule as a table whose columns line up, each with
+ * one number of decimals for all its values: a first pass measures the
+ * rows, a second prints them, from the same seed.
+ */
+static int
+dry_run(const struct config *cfg)
+{
+	struct dry_table t;
+	uint64_t seed = cfg->seed;
+	char w[32];
+	int i;
+
+	if (!cfg->seeded)
+		seed = (uint64_t)arc4random() << 32 | arc4random();
+	memset(&t, 0, sizeof(t));
+	dry_walk(cfg, seed, &t);
+	for (i = 0; i < DRY_COLS; i++) {
+		dry_cell(&t, i, t.most[i], w, sizeof(w));
+		t.width[i] = strlen(w) > DRY_WIDTH ? (int)strlen(w) : DRY_WIDTH;
+	}
+	printf("%7s %*s %*s %*s %*s %*s\n", "attempt", t.width[0], "window",
+	    t.width[1], "min", t.width[2], "max", t.width[3], "draw",
+	    t.width[4], "elapsed");
+	t.print = true;
+	dry_walk(cfg, seed, &t);
+	if (t.cut != 0) {
+		format_seconds(w, sizeof(w), cfg->max_time);
+		printf("# --max-time=%ss ends the run before attempt %lld\n", w,
+		    t.cut);
+	}
+	format_seconds(w, sizeof(w), t.worst);
 	/* A saturated sum prints as "inf", which takes no unit. */
 	printf("# worst-case total sleep for the rows above: %s%s\n", w,
-	    worst == NSEC_INF ? "" : "s");
+	    t.worst == NSEC_INF ? "" : "s");
 	/* Not when --max-time cut the table before the 20th row. */
-	if (cfg->attempts == 0 && k > rows)
+	if (cfg->attempts == 0 && t.cut == 0)
 		printf("# attempts are unlimited: the first %d are shown\n",
 		    DRYRUN_UNLIMITED_ROWS);
 	if (fflush(stdout) == EOF || ferror(stdout))
@@ -391,6 +461,10 @@ main(int argc, char *argv[])
 	case PARSE_VERSION:
 		printf("retry %s\n", RETRY_VERSION);
 		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
+	case PARSE_PRESETS:
+		if (preset_list(stdout) != 0)
+			err(EXIT_CANCELED, "standard output");
+		return 0;
 	case PARSE_ERROR:
 		usage_error(msg);
 	case PARSE_OK:
@@ -399,10 +473,14 @@ main(int argc, char *argv[])
 	if (cfg.dry_run)
 		return dry_run(&cfg);
 	setup_run(&run, &cfg, max_env);
+	run.t0 = mono_now();
 	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.sigs,
-	    nsec_add(mono_now(), backoff_splay(&run.backoff)), NULL,
-	    NULL)) != 0)
+	    nsec_add(run.t0, backoff_splay(&run.backoff)), NULL,
+	    NULL)) != 0) {
+		log_stopped(&run.log, 0, true, sig, 128 + sig,
+		    mono_now() - run.t0);
 		die_by_signal(sig);
+	}
 	run.t0 = mono_now();
 	if (cfg.max_time != 0)
 		run.deadline = nsec_add(run.t0, cfg.max_time);
