@@ -18,8 +18,9 @@ BSD_LIBS   = -Wl,-Bstatic `pkg-config --static --libs-only-l libbsd-overlay` \
 ALL_CPPFLAGS = -D_GNU_SOURCE $(CPPFLAGS)
 
 SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
-	  src/format.c src/spool.c src/proc.c src/leftovers.c src/signals.c \
-	  src/fd.c src/clock.c src/jsonlog.c src/preset.c
+	  src/format.c src/spool.c src/proc.c src/spawn.c src/leftovers.c \
+	  src/match.c src/hooks.c src/signals.c src/fd.c src/clock.c \
+	  src/jsonlog.c src/preset.c
 HDRS	= src/internal.h
 BATS	?= bats
 TESTS	= tests

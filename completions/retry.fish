@@ -8,7 +8,8 @@ set -g __fish_retry_signals HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV \
     VTALRM PROF WINCH IO PWR SYS RTMIN RTMAX
 set -g __fish_retry_valued attempts base factor cap jitter splay seed \
     retry-on stop-on success-on timeout signal kill-after max-time \
-    log-format log-file
+    log-format log-file success-if-output stop-if-output retry-if-output \
+    on-retry on-give-up reset-after
 set -g __fish_retry_flags foreground replay-stdin hold-stdout dry-run quiet \
     verbose help version
 
@@ -98,6 +99,12 @@ complete $opt -l seed -x -d 'make every random draw reproducible'
 complete $opt -s r -l retry-on -x -a '(__fish_retry_signal_names list)' -d 'outcomes that are retried'
 complete $opt -s x -l stop-on -x -a '(__fish_retry_signal_names list)' -d 'outcomes never retried; wins over -r'
 complete $opt -l success-on -x -a '(__fish_retry_signal_names list)' -d 'outcomes that count as success'
+complete $opt -l success-if-output -x -d 'a line of output matching ERE: success'
+complete $opt -l stop-if-output -x -d 'a matching line: not retried'
+complete $opt -l retry-if-output -x -d 'a matching line: retried, whatever the status'
+complete $opt -l reset-after -x -d 'an attempt that ran this long restarts the schedule'
+complete $opt -l on-retry -x -d 'run after a failed attempt, before the sleep'
+complete $opt -l on-give-up -x -d 'run once when retry gives up'
 complete $opt -s t -l timeout -x -d 'limit for each attempt, 0 for none'
 complete $opt -s s -l signal -x -a '(__fish_retry_signal_names)' -d 'signal sent when an attempt times out'
 complete $opt -s k -l kill-after -x -a inf -d 'then SIGKILL after this long, or inf'

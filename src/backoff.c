@@ -219,6 +219,13 @@ backoff_init(struct backoff *b, const struct schedule *s, bool seeded,
 	b->prev = s->base;
 }
 
+/* --reset-after: decorrelated jitter starts again from base. */
+void
+backoff_restart(struct backoff *b)
+{
+	b->prev = b->sched->base;
+}
+
 nsec_t
 backoff_splay(struct backoff *b)
 {

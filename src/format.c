@@ -103,21 +103,30 @@ format_ms(char *buf, size_t len, nsec_t ns)
 	return snprintf(buf, len, "%lld.%03lld", ms / 1000, ms % 1000);
 }
 
+/* "exit 3", "signal TERM", "timed out", with the output condition. */
 int
 format_outcome(char *buf, size_t len, const struct outcome *o)
 {
 	char name[16];
+	int n;
 
 	switch (o->kind) {
 	case OUT_SIGNAL:
-		return snprintf(buf, len, "signal %s",
+		n = snprintf(buf, len, "signal %s",
 		    sig_name(o->value, name, sizeof(name)));
+		break;
 	case OUT_TIMEOUT:
-		return snprintf(buf, len, o->value == EXIT_KILLED ?
+		n = snprintf(buf, len, o->value == EXIT_KILLED ?
 		    "timed out, killed" : "timed out");
+		break;
 	default:
-		return snprintf(buf, len, "exit %d", o->value);
+		n = snprintf(buf, len, "exit %d", o->value);
+		break;
 	}
+	if (o->matched_text != NULL && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+		    ", output matched '%s'", o->matched_text);
+	return n;
 }
 
 const char *

@@ -86,6 +86,15 @@ enum log_format {
 	LOG_GITHUB		/* GitHub Actions workflow commands */
 };
 
+/* The output conditions, strongest first. */
+enum match_kind {
+	MATCH_SUCCESS,
+	MATCH_STOP,
+	MATCH_RETRY,
+	MATCH_KINDS
+};
+#define OUTPUT_RULES_MAX	16	/* of each kind */
+
 struct config {
 	long long	attempts;	/* 0: unlimited */
 	struct schedule	sched;
@@ -105,6 +114,11 @@ struct config {
 	const char	*log_file;
 	const char	*json_log;	/* --json-log, or NULL */
 	const char	*preset;	/* the --preset applied, or NULL */
+	const char	*output[MATCH_KINDS][OUTPUT_RULES_MAX];	/* EREs */
+	int		 noutput[MATCH_KINDS];
+	const char	*on_retry;	/* hook commands, or NULL */
+	const char	*on_give_up;
+	nsec_t		 reset_after;	/* 0: never */
 	char		**argv;		/* the command; NULL with --dry-run */
 };
 
@@ -122,6 +136,8 @@ struct outcome {
 	nsec_t		duration;
 	bool		deadline;	/* the --max-time deadline ended it */
 	int		stop_signal;	/* a signal retry received: forwarded */
+	int		matched;	/* the output condition, or -1 */
+	const char	*matched_text;	/* its ERE */
 };
 
 /* The status as the shell's $? would show it. */
@@ -167,6 +183,7 @@ void		 backoff_bounds(const struct schedule *, long long, nsec_t *,
 void		 backoff_init(struct backoff *, const struct schedule *, bool,
 		    uint64_t);
 nsec_t		 backoff_splay(struct backoff *);
+void		 backoff_restart(struct backoff *);
 nsec_t		 backoff_next(struct backoff *, long long);
 nsec_t		 nsec_add(nsec_t, nsec_t);
 
@@ -238,18 +255,40 @@ struct io_pump {
 	void	(*fail)(void *, int);
 	void	*arg;
 };
+#define ATTEMPT_PUMPS	2
 struct attempt_io {
 	int		 in;	/* the command's stdin, or -1: retry's own */
 	int		 out;	/* the command's stdout, or -1: retry's own */
-	struct io_pump	 pump;	/* extra descriptors, or fds NULL */
+	int		 err;	/* the command's stderr, or -1: retry's own */
+	struct io_pump	 pump[ATTEMPT_PUMPS];	/* fds NULL: unused */
 };
 struct spools;
 struct sigstate;
 struct spools	*spools_open(bool, bool);
-void		 spools_begin(struct spools *, struct attempt_io *);
+void		 spools_begin(struct spools *, struct attempt_io *, bool);
+int		 spools_held_fd(const struct spools *);
 void		 spools_end(struct spools *);
 int		 spools_flush(const struct sigstate *, const struct spools *,
 		    int);
+
+/* match.c: the output conditions, matched as the output streams. */
+struct matcher;
+struct matcher	*matcher_open(const struct config *, char *, size_t);
+void		 matcher_begin(struct matcher *, int, struct attempt_io *,
+		    struct io_pump *);
+int		 matcher_end(struct matcher *, const char **);
+
+/* hooks.c: --on-retry and --on-give-up. */
+struct hook {
+	const char	*name;		/* the option, for messages */
+	const char	*cmd;
+	char		**envp;		/* the command's environment */
+	int		 status;	/* of the attempt that just ended */
+	nsec_t		 next_sleep;	/* -1: no attempt follows */
+	nsec_t		 deadline;	/* 0: none */
+};
+int		 hook_run(const struct sigstate *, const struct config *,
+		    const struct hook *);
 
 /* proc.c: spawning an attempt, waiting for it, timing it out. */
 void		 proc_init(const struct config *);
@@ -260,6 +299,10 @@ int		 proc_sleep(const struct sigstate *, nsec_t,
 int		 proc_clear_leftovers(const struct sigstate *,
 		    const struct config *, nsec_t);
 
+/* spawn.c: starting the command, and telling a failed exec apart. */
+int		 spawn_command(const struct sigstate *, char **, char **,
+		    const struct attempt_io *, pid_t *);
+
 /* leftovers.c: the processes an attempt left behind, per platform. */
 #define LEFTOVER_WATCH	32
 struct leftovers {
@@ -269,7 +312,7 @@ struct leftovers {
 };
 void		 leftovers_init(void);
 size_t		 leftovers_signal(pid_t, pid_t, int, bool);
-size_t		 leftovers_watch(struct leftovers *, pid_t);
+size_t		 leftovers_watch(struct leftovers *, pid_t, int, bool);
 void		 leftovers_unwatch(struct leftovers *);
 
 /* signals.c: names, handlers, masks, and the one wait for events. */

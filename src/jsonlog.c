@@ -238,6 +238,10 @@ jsonlog_attempt_end(const struct jsonlog *jl, long long k,
 		json_field(buf, sizeof(buf), ",\"value\":%d", o->value);
 	json_field(buf, sizeof(buf), ",\"status\":%d", outcome_status(o));
 	json_seconds(buf, sizeof(buf), "duration", o->duration);
+	if (o->matched_text != NULL) {
+		json_field(buf, sizeof(buf), ",\"output_matched\":");
+		json_string(buf, sizeof(buf), o->matched_text);
+	}
 	json_end(jl, buf, sizeof(buf));
 }
 

@@ -181,12 +181,13 @@ open_pidfd(pid_t pid)
 }
 
 /*
- * Finds the attempt's living processes again and watches each through a
- * pidfd; lw->watched tells whether every one has one.  Returns how many
- * there are.
+ * Finds the attempt's living processes again, sends them sig (0: none,
+ * then SIGCONT when cont is set) and watches each through a pidfd; one
+ * pass over /proc for all of it.  lw->watched tells whether every one
+ * has a pidfd.  Returns how many there are.
  */
 size_t
-leftovers_watch(struct leftovers *lw, pid_t self)
+leftovers_watch(struct leftovers *lw, pid_t self, int sig, bool cont)
 {
 	struct member *v = NULL;
 	size_t n, i, count = 0;
@@ -199,6 +200,10 @@ leftovers_watch(struct leftovers *lw, pid_t self)
 		if (v[i].zombie || !descends(v, n, i, self))
 			continue;
 		count++;
+		if (sig != 0)
+			kill(v[i].pid, sig);
+		if (cont)
+			kill(v[i].pid, SIGCONT);
 		if (lw->npidfd < LEFTOVER_WATCH &&
 		    (fd = open_pidfd(v[i].pid)) != -1)
 			lw->pidfd[lw->npidfd++] = fd;
@@ -233,9 +238,11 @@ leftovers_unwatch(struct leftovers *lw)
 }
 
 size_t
-leftovers_watch(struct leftovers *lw, pid_t self)
+leftovers_watch(struct leftovers *lw, pid_t self, int sig, bool cont)
 {
 	(void)self;
+	(void)sig;
+	(void)cont;
 	leftovers_unwatch(lw);
 	return 0;
 }

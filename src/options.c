@@ -37,6 +37,12 @@ enum {
 	OPT_SUCCESS_ON,
 	OPT_FOREGROUND,
 	OPT_DRY_RUN,
+	OPT_SUCCESS_IF_OUTPUT,
+	OPT_STOP_IF_OUTPUT,
+	OPT_RETRY_IF_OUTPUT,
+	OPT_ON_RETRY,
+	OPT_ON_GIVE_UP,
+	OPT_RESET_AFTER,
 	OPT_LOG_FORMAT,
 	OPT_LOG_FILE,
 	OPT_JSON_LOG,
@@ -68,6 +74,14 @@ static const struct option longopts[] = {
 	{ "json-log",		required_argument,	NULL, OPT_JSON_LOG },
 	{ "preset",		required_argument,	NULL, OPT_PRESET },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
+	{ "success-if-output",	required_argument,	NULL,
+	    OPT_SUCCESS_IF_OUTPUT },
+	{ "stop-if-output",	required_argument,	NULL, OPT_STOP_IF_OUTPUT },
+	{ "retry-if-output",	required_argument,	NULL,
+	    OPT_RETRY_IF_OUTPUT },
+	{ "on-retry",		required_argument,	NULL, OPT_ON_RETRY },
+	{ "on-give-up",		required_argument,	NULL, OPT_ON_GIVE_UP },
+	{ "reset-after",	required_argument,	NULL, OPT_RESET_AFTER },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
@@ -84,6 +98,16 @@ long_name(int val)
 		if (o->val == val)
 			return o->name;
 	return "?";
+}
+
+/* An ERE is compiled by match.c, when the run starts. */
+static const char *
+add_output_rule(struct config *cfg, enum match_kind k, const char *re)
+{
+	if (cfg->noutput[k] == OUTPUT_RULES_MAX)
+		return "too many, the limit is 16";
+	cfg->output[k][cfg->noutput[k]++] = re;
+	return NULL;
 }
 
 /* The value of one option that takes an argument; NULL or a reason. */
@@ -133,6 +157,20 @@ parse_value(int opt, const char *arg, struct config *cfg)
 	case OPT_PRESET:
 		/* Applied before the other options, by parse_options(). */
 		return preset_apply(arg, NULL);
+	case OPT_SUCCESS_IF_OUTPUT:
+		return add_output_rule(cfg, MATCH_SUCCESS, arg);
+	case OPT_STOP_IF_OUTPUT:
+		return add_output_rule(cfg, MATCH_STOP, arg);
+	case OPT_RETRY_IF_OUTPUT:
+		return add_output_rule(cfg, MATCH_RETRY, arg);
+	case OPT_ON_RETRY:
+		cfg->on_retry = arg;
+		return *arg == '\0' ? "empty command" : NULL;
+	case OPT_ON_GIVE_UP:
+		cfg->on_give_up = arg;
+		return *arg == '\0' ? "empty command" : NULL;
+	case OPT_RESET_AFTER:
+		return parse_duration(arg, &cfg->reset_after, false);
 	default:
 		return NULL;
 	}

@@ -10,9 +10,6 @@
  */
 #include <sys/types.h>
 #include <sys/wait.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include <err.h>
 #include <errno.h>
@@ -23,7 +20,7 @@
 
 #include "internal.h"
 
-#define MAX_POLL_FDS	4
+#define MAX_POLL_FDS	(2 * ATTEMPT_PUMPS)
 /* Where no pidfd tells when a leftover ends: look again this often. */
 #define LEFTOVER_POLL		(20 * NSEC_PER_MSEC)
 #define LEFTOVER_POLL_MAX	NSEC_PER_SEC
@@ -118,69 +115,6 @@ pass_on(const struct sigstate *ss, pid_t pid)
 		signal_attempt(ss, pid, sig, sig_is_stop(sig));
 }
 
-static void
-move_fd(int from, int to)
-{
-	if (from < 0)
-		return;
-	if (from == to)
-		fcntl(to, F_SETFD, 0);
-	else
-		dup2(from, to);
-}
-
-static _Noreturn void
-exec_child(const struct sigstate *ss, char **argv, char **envp,
-    const struct attempt_io *io, int errfd)
-{
-	extern char **environ;
-	int e;
-
-#ifdef __linux__
-	/* If retry is SIGKILLed, the command must not run on unwatched. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != ss->self)
-		_exit(EXIT_CANCELED);
-#endif
-	move_fd(io->in, STDIN_FILENO);
-	move_fd(io->out, STDOUT_FILENO);
-	signals_restore(ss);
-	environ = envp;
-	execvp(argv[0], argv);
-	e = errno;
-	(void)!write(errfd, &e, sizeof(e));
-	_exit(e == ENOENT ? EXIT_ENOENT : EXIT_CANNOT_INVOKE);
-}
-
-/*
- * Starts the command; 0 and the pid, or the errno of a failed exec, told
- * by a close-on-exec pipe so that a command that exits 127 by itself is
- * not taken for one that was not found.
- */
-static int
-spawn(const struct sigstate *ss, char **argv, char **envp,
-    const struct attempt_io *io, pid_t *pidp)
-{
-	pid_t pid;
-	int ep[2], e = 0, st;
-
-	if (fd_pipe(ep) == -1)
-		err(EXIT_CANCELED, "pipe");
-	if ((pid = fork()) == -1)
-		err(EXIT_CANCELED, "fork");
-	if (pid == 0)
-		exec_child(ss, argv, envp, io, ep[1]);
-	close(ep[1]);
-	if (read(ep[0], &e, sizeof(e)) != (ssize_t)sizeof(e))
-		e = 0;
-	close(ep[0]);
-	if (e != 0)
-		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-			continue;
-	*pidp = pid;
-	return e;
-}
-
 struct watch {
 	pid_t	pid;
 	nsec_t	limit;		/* timeout or deadline, 0: none */
@@ -198,26 +132,31 @@ earliest(nsec_t a, nsec_t b)
 }
 
 /*
- * Waits until the attempt's leftovers are gone, passing on every signal
- * retry receives, with SIGKILL at kill_at (0: never).  It wakes when one
- * of them ends, when a signal comes, or at kill_at; only where the kernel
- * cannot tell it when they end does it look again, less and less often.
- * Returns 0 once they are gone, or the stop signal that ended the wait.
+ * Sends the attempt's leftovers sig, then waits until they are gone,
+ * passing on every signal retry receives, with SIGKILL at kill_at (0:
+ * never).  It wakes when one of them ends, when a signal comes, or at
+ * kill_at, and only then reads /proc again, signalling and watching in
+ * the same pass; only where the kernel cannot tell it when they end does
+ * it look more often, less and less so.  Returns 0 once they are gone,
+ * or the stop signal that ended the wait.
  */
 static int
-await_leftovers(const struct sigstate *ss, nsec_t kill_at)
+await_leftovers(const struct sigstate *ss, int sig, nsec_t kill_at)
 {
 	struct leftovers lw = { .npidfd = 0 };
 	struct pollfd fds[LEFTOVER_WATCH];
 	nsec_t poll = LEFTOVER_POLL, wake;
-	int i, sig = 0;
+	int i, stop = 0;
 
-	while (sig == 0 && have_children() &&
-	    leftovers_watch(&lw, ss->self) > 0) {
+	while (stop == 0 && have_children()) {
 		if (kill_at != 0 && mono_now() >= kill_at) {
-			leftovers_signal(ss->self, 0, SIGKILL, false);
+			sig = SIGKILL;
 			kill_at = 0;
 		}
+		if (leftovers_watch(&lw, ss->self, sig, sig != 0 &&
+		    sig != SIGKILL && sig != SIGCONT) == 0)
+			break;
+		sig = 0;
 		for (i = 0; i < lw.npidfd; i++)
 			fds[i] = (struct pollfd){ .fd = lw.pidfd[i],
 			    .events = POLLIN };
@@ -230,10 +169,10 @@ await_leftovers(const struct sigstate *ss, nsec_t kill_at)
 		signals_wait(ss, fds, lw.npidfd, wake);
 		reap(0, NULL);
 		pass_on(ss, 0);
-		sig = signals_stop();
+		stop = signals_stop();
 	}
 	leftovers_unwatch(&lw);
-	return sig;
+	return stop;
 }
 
 static void
@@ -282,8 +221,48 @@ classify(const struct watch *w, int status, struct outcome *o)
 	}
 }
 
+/* The descriptors the pumps wait for, each pump's after the last's. */
+static int
+pumps_fds(const struct io_pump *pump, struct pollfd *fds, int *count)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ATTEMPT_PUMPS; i++) {
+		count[i] = pump[i].fds != NULL ? pump[i].fds(pump[i].arg,
+		    fds + n, MAX_POLL_FDS / ATTEMPT_PUMPS) : 0;
+		n += count[i];
+	}
+	return n;
+}
+
+/* Services each pump's descriptors; returns 0, or the failing pump + 1. */
+static int
+pumps_service(const struct io_pump *pump, const struct pollfd *fds,
+    const int *count, int *error)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ATTEMPT_PUMPS; n += count[i], i++)
+		if (count[i] > 0 && (*error = pump[i].service(pump[i].arg,
+		    fds + n, count[i])) != 0)
+			return i + 1;
+	return 0;
+}
+
+/* Whether every pump is done with the attempt's output. */
+static bool
+pumps_done(const struct io_pump *pump)
+{
+	int i;
+
+	for (i = 0; i < ATTEMPT_PUMPS; i++)
+		if (pump[i].done != NULL && !pump[i].done(pump[i].arg))
+			return false;
+	return true;
+}
+
 /*
- * Waits for the command, servicing the pump, until it is reaped and its
+ * Waits for the command, servicing the pumps, until it is reaped and its
  * output is complete; returns its wait status.  The limit bounds both:
  * once it passed and no KILL is to follow, the output is taken as it is.
  * A pump that fails kills the attempt first, then reports.
@@ -293,26 +272,25 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
     const struct config *cfg, const struct io_pump *pump)
 {
 	struct pollfd fds[MAX_POLL_FDS];
-	int nfds, status = 0, failed = 0;
+	int nfds, count[ATTEMPT_PUMPS], status = 0, failed = 0, error = 0;
 
 	for (;;) {
 		/* Only a SIGCHLD, taken in ppoll(), can mean it ended. */
 		if (w->pid != 0 && signals_child_exited() &&
 		    reap(w->pid, &status))
 			w->pid = 0;	/* reaped: never signalled again */
-		if (w->pid == 0 && (failed != 0 || pump->done == NULL ||
-		    pump->done(pump->arg) || (w->expired && w->kill_at == 0)))
+		if (w->pid == 0 && (failed != 0 || pumps_done(pump) ||
+		    (w->expired && w->kill_at == 0)))
 			break;
 		watch_step(ss, w, cfg);
-		nfds = failed == 0 && pump->fds != NULL ?
-		    pump->fds(pump->arg, fds, MAX_POLL_FDS) : 0;
+		nfds = failed == 0 ? pumps_fds(pump, fds, count) : 0;
 		if (signals_wait(ss, fds, nfds, earliest(w->expired ? 0 :
 		    w->limit, w->kill_at)) > 0 && nfds > 0 &&
-		    (failed = pump->service(pump->arg, fds, nfds)) != 0)
+		    (failed = pumps_service(pump, fds, count, &error)) != 0)
 			signal_attempt(ss, w->pid, SIGKILL, false);
 	}
 	if (failed != 0)
-		pump->fail(pump->arg, failed);
+		pump[failed - 1].fail(pump[failed - 1].arg, error);
 	return status;
 }
 
@@ -324,7 +302,9 @@ close_handed_over(struct attempt_io *io)
 		close(io->in);
 	if (io->out >= 0)
 		close(io->out);
-	io->in = io->out = -1;
+	if (io->err >= 0)
+		close(io->err);
+	io->in = io->out = io->err = -1;
 }
 
 /*
@@ -340,8 +320,9 @@ proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
 	int e, status;
 
 	memset(o, 0, sizeof(*o));
+	o->matched = -1;
 	memset(&w, 0, sizeof(w));
-	e = spawn(ss, cfg->argv, envp, io, &w.pid);
+	e = spawn_command(ss, cfg->argv, envp, io, &w.pid);
 	close_handed_over(io);
 	if (e != 0) {
 		o->kind = OUT_NOEXEC;
@@ -355,7 +336,7 @@ proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
 		w.limit = deadline;
 		o->deadline = true;
 	}
-	status = watch_attempt(ss, &w, cfg, &io->pump);
+	status = watch_attempt(ss, &w, cfg, io->pump);
 	o->duration = mono_now() - start;
 	/* A signal that came as the command ended still counts. */
 	signals_take_pending(ss);
@@ -406,10 +387,8 @@ proc_clear_leftovers(const struct sigstate *ss, const struct config *cfg,
 	nsec_t kill_at = 0;
 
 	reap(0, NULL);
-	if (!have_children() || signal_attempt(ss, 0, cfg->timeout_signal,
-	    cfg->timeout_signal != SIGKILL) == 0)
-		return 0;
 	if (cfg->kill_after != NSEC_INF)
 		kill_at = nsec_add(mono_now(), cfg->kill_after);
-	return await_leftovers(ss, earliest(kill_at, deadline));
+	return await_leftovers(ss, cfg->timeout_signal,
+	    earliest(kill_at, deadline));
 }

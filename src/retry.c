@@ -58,6 +58,14 @@ static const char help_text[] =
 "        [1-255 but 126,127; timeout; signals but INT, TERM, HUP, QUIT, PIPE]\n"
 "  -x, --stop-on=LIST        outcomes never retried; wins over -r         [none]\n"
 "      --success-on=LIST     outcomes that count as success                  [0]\n"
+"      --success-if-output=ERE  a line matching ERE: success               [none]\n"
+"      --stop-if-output=ERE  a line matching ERE: not retried              [none]\n"
+"      --retry-if-output=ERE a line matching ERE: retried                  [none]\n"
+"      --reset-after=DURATION  a run this long restarts the schedule      [never]\n"
+"\n"
+"Hooks (CMD runs through /bin/sh -c):\n"
+"      --on-retry=CMD        run after a failed attempt, before the sleep  [none]\n"
+"      --on-give-up=CMD      run once when retry gives up                  [none]\n"
 "\n"
 "Time and signals:\n"
 "  -t, --timeout=DURATION    limit for each attempt, 0 for none           [none]\n"
@@ -90,6 +98,8 @@ struct run {
 	struct log	 log;
 	struct backoff	 backoff;
 	struct spools	*spools;	/* -I and -O, or NULL */
+	struct matcher	*matcher;	/* output conditions, or NULL */
+	long long	 step;		/* retries since the schedule began */
 	char		**envp;
 	char		 env_attempt[STATUS_BUF];
 	char		 env_prev[STATUS_BUF];
@@ -153,9 +163,17 @@ enum verdict {
 static enum verdict
 decide(const struct config *cfg, const struct outcome *o)
 {
+	static const enum verdict by_output[MATCH_KINDS] = {
+		[MATCH_SUCCESS] = SUCCEED,
+		[MATCH_STOP] = STOP,
+		[MATCH_RETRY] = RETRY,
+	};
+
 	if (o->kind == OUT_NOEXEC)
 		return outcome_in(&cfg->retry_on, o) &&
 		    !outcome_in(&cfg->stop_on, o) ? RETRY : STOP;
+	if (o->matched != -1)
+		return by_output[o->matched];
 	if (outcome_in(&cfg->success_on, o))
 		return SUCCEED;
 	if (outcome_in(&cfg->stop_on, o))
@@ -207,11 +225,26 @@ stopped(struct run *r, long long k, int sig)
 	die_by_signal(sig);
 }
 
+/* Runs a hook after attempt k; a stop signal during it ends the run. */
+static void
+run_hook(struct run *r, const char *name, const char *cmd, long long k,
+    const struct outcome *o, nsec_t next_sleep)
+{
+	struct hook h = { name, cmd, r->envp, outcome_status(o), next_sleep,
+	    r->deadline };
+	int sig;
+
+	if (cmd != NULL && (sig = hook_run(&r->sigs, r->cfg, &h)) != 0)
+		stopped(r, k, sig);
+}
+
 static _Noreturn void
 finish(struct run *r, long long k, const struct outcome *o,
     const char *reason)
 {
 	log_finish(&r->log, k, o, reason, mono_now() - r->t0);
+	if (reason != NULL)
+		run_hook(r, "--on-give-up", r->cfg->on_give_up, k, o, -1);
 	exit_as(o);
 }
 
@@ -222,20 +255,42 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 	struct attempt_io io;
 
 	set_attempt_env(r, k, prev);
-	spools_begin(r->spools, &io);
+	spools_begin(r->spools, &io, r->matcher == NULL);
+	io.err = -1;
+	io.pump[1] = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
+	if (r->matcher != NULL)
+		matcher_begin(r->matcher, spools_held_fd(r->spools), &io,
+		    &io.pump[1]);
 	log_attempt_start(&r->log, k);
 	proc_run(&r->sigs, r->cfg, r->envp, &io, r->deadline, o);
 	spools_end(r->spools);
+	if (r->matcher != NULL)
+		o->matched = matcher_end(r->matcher, &o->matched_text);
 	if (o->kind == OUT_NOEXEC)
 		warnx("cannot run %s: %s", r->cfg->argv[0], strerror(o->error));
 	log_attempt_end(&r->log, k, o);
+}
+
+/*
+ * The schedule's step for the next sleep: an attempt that ran at least
+ * --reset-after before it failed starts the schedule over.
+ */
+static long long
+next_step(struct run *r, const struct outcome *o)
+{
+	if (r->cfg->reset_after != 0 && o->duration >= r->cfg->reset_after) {
+		backoff_restart(&r->backoff);
+		r->step = 0;
+	}
+	return ++r->step;
 }
 
 /* Waits before attempt k + 1, unless the deadline comes first. */
 static const char *
 wait_for_next(struct run *r, long long k, const struct outcome *o)
 {
-	nsec_t sleep = backoff_next(&r->backoff, k), now;
+	long long step = next_step(r, o);
+	nsec_t sleep = backoff_next(&r->backoff, step), now;
 	int sig;
 
 	now = mono_now();
@@ -247,8 +302,11 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	if (r->deadline != 0 && mono_now() >= r->deadline)
 		return "--max-time reached";
 	release_output(r, k, false);
-	log_retrying(&r->log, k, o, sleep, backoff_window(&r->cfg->sched, k),
-	    &r->cfg->sched.jitter);
+	log_retrying(&r->log, k, o, sleep, backoff_window(&r->cfg->sched,
+	    step), &r->cfg->sched.jitter);
+	run_hook(r, "--on-retry", r->cfg->on_retry, k, o, sleep);
+	if (r->deadline != 0 && mono_now() >= r->deadline)
+		return "--max-time reached";
 	sig = proc_sleep(&r->sigs, nsec_add(now, sleep),
 	    log_counts_down(&r->log) ? log_countdown : NULL, &r->log);
 	log_sleep_done(&r->log);
@@ -417,6 +475,12 @@ dry_run(const struct config *cfg)
 	/* A saturated sum prints as "inf", which takes no unit. */
 	printf("# worst-case total sleep for the rows above: %s%s\n", w,
 	    t.worst == NSEC_INF ? "" : "s");
+	if (cfg->reset_after != 0) {
+		format_seconds(w, sizeof(w), cfg->reset_after);
+		printf("# --reset-after=%ss starts the schedule over after an "
+		    "attempt that runs that long; a dry run cannot know how "
+		    "long attempts run\n", w);
+	}
 	/* Not when --max-time cut the table before the 20th row. */
 	if (cfg->attempts == 0 && t.cut == 0)
 		printf("# attempts are unlimited: the first %d are shown\n",
@@ -427,10 +491,12 @@ dry_run(const struct config *cfg)
 }
 
 static void
-setup_run(struct run *r, const struct config *cfg, char *max_env)
+setup_run(struct run *r, const struct config *cfg, char *max_env,
+    struct matcher *matcher)
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
+	r->matcher = matcher;
 	log_open(&r->log, cfg);
 	signals_init(&r->sigs);
 	proc_init(cfg);
@@ -449,6 +515,7 @@ main(int argc, char *argv[])
 {
 	struct config cfg;
 	struct run run;
+	struct matcher *matcher;
 	char msg[512], max_env[STATUS_BUF];
 	int sig;
 
@@ -470,9 +537,12 @@ main(int argc, char *argv[])
 	case PARSE_OK:
 		break;
 	}
+	if ((matcher = matcher_open(&cfg, msg, sizeof(msg))) == NULL &&
+	    *msg != '\0')
+		usage_error(msg);
 	if (cfg.dry_run)
 		return dry_run(&cfg);
-	setup_run(&run, &cfg, max_env);
+	setup_run(&run, &cfg, max_env, matcher);
 	run.t0 = mono_now();
 	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.sigs,
 	    nsec_add(run.t0, backoff_splay(&run.backoff)), NULL,

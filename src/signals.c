@@ -374,24 +374,25 @@ signals_take_pending(const struct sigstate *ss)
 }
 
 /*
- * In the child, before execve(), which gives caught signals their default
- * action again: what needs restoring is what retry ignores for itself, a
- * signal that was ignored at start but that retry catches anyway
- * (SIGCHLD), and the mask.
+ * In the child, before execve(): every signal gets the disposition retry
+ * found at start, and then the mask.  execve() would reset the handlers
+ * itself, but the child may share retry's memory until then (spawn.c),
+ * so no handler of retry's may run in it once the mask is lifted.
  */
 void
 signals_restore(const struct sigstate *ss)
 {
-	static const int sigs[] = { SIGPIPE, SIGTTIN, SIGTTOU, SIGCHLD };
 	struct sigaction sa;
-	size_t i;
+	int sig;
 
 	memset(&sa, 0, sizeof(sa));
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		sa.sa_handler = sigismember(&ss->start_ignored, sigs[i]) ?
+	for (sig = 1; sig < NSIG; sig++) {
+		if (!sigismember(&ss->handled, sig) && sig != SIGPIPE &&
+		    sig != SIGTTIN && sig != SIGTTOU)
+			continue;
+		sa.sa_handler = sigismember(&ss->start_ignored, sig) ?
 		    SIG_IGN : SIG_DFL;
-		if (sigs[i] != SIGCHLD || sa.sa_handler == SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
+		sigaction(sig, &sa, NULL);
 	}
 	sigprocmask(SIG_SETMASK, &ss->start_mask, NULL);
 }

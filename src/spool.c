@@ -50,6 +50,7 @@ struct stdin_spool {
 	int	wfd;		/* this attempt's pipe, -1 when done with */
 	off_t	sent;		/* spooled bytes sent to this attempt */
 	bool	writable;	/* the pipe took all it was last offered */
+	bool	no_tee;		/* stdin is not a pipe: tee(2) cannot help */
 };
 
 struct stdout_spool {
@@ -274,12 +275,51 @@ spool_full(void)
 	    errno == EIO;
 }
 
+/*
+ * Where stdin is a pipe and the attempt has taken all that is spooled,
+ * the next bytes go to the attempt's pipe by tee(2), without a copy, and
+ * then into the spool: the attempt does not wait for them to be read
+ * back.  Returns what tee(2) did (0 at end of input), or -1 with errno,
+ * EINVAL where stdin is not a pipe.
+ */
+static ssize_t
+tee_stdin(struct stdin_spool *sp)
+{
+#ifdef __linux__
+	ssize_t n, m, done;
+
+	if (sp->no_tee || sp->sent != sp->len)
+		return -1;
+	if ((n = tee(STDIN_FILENO, sp->wfd, PULL_SIZE, SPLICE_F_NONBLOCK)) <= 0)
+		return n;
+	for (done = 0; done < n; done += m)
+		if ((m = take_stream(STDIN_FILENO, sp->file, sp->len + done,
+		    (size_t)(n - done))) <= 0)
+			return -1;	/* what was teed must be spooled */
+	sp->len += n;
+	sp->sent += n;
+	return n;
+#else
+	(void)sp;
+	errno = EINVAL;
+	return -1;
+#endif
+}
+
 /* Takes more of stdin; 0, or the errno of a spool that cannot grow. */
 static int
 pull_stdin(struct stdin_spool *sp)
 {
 	ssize_t n;
 
+	if ((n = tee_stdin(sp)) > 0 || (n == -1 && errno == EAGAIN)) {
+		sp->writable = n > 0;
+		return 0;
+	}
+	if (n == -1 && spool_full())
+		return errno;
+	if (n == -1 && errno == EINVAL)
+		sp->no_tee = true;
 	n = take_stream(STDIN_FILENO, sp->file, sp->len, PULL_SIZE);
 	if (n > 0)
 		sp->len += n;
@@ -478,18 +518,32 @@ spools_open(bool replay_stdin, bool hold_stdout)
 	return sps;
 }
 
-/* Gives the next attempt its stdin and stdout, and the pump for them. */
+/*
+ * Gives the next attempt its stdin and, when drain is set, its stdout,
+ * and fills in the pump for them.  Without drain the held file is only
+ * emptied: another pump writes it (see spools_held_fd()).
+ */
 void
-spools_begin(struct spools *sps, struct attempt_io *io)
+spools_begin(struct spools *sps, struct attempt_io *io, bool drain)
 {
 	io->in = io->out = -1;
-	io->pump = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
+	io->pump[0] = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
 	if (sps == NULL)
 		return;
 	io->in = stdin_begin(sps->in);
-	io->out = stdout_begin(sps->out);
-	io->pump = (struct io_pump){ pump_fds, pump_service, pump_done,
+	if (drain)
+		io->out = stdout_begin(sps->out);
+	else if (sps->out != NULL && ftruncate(sps->out->file, 0) == -1)
+		err(EXIT_CANCELED, "--hold-stdout");
+	io->pump[0] = (struct io_pump){ pump_fds, pump_service, pump_done,
 	    pump_fail, sps };
+}
+
+/* The --hold-stdout file, or -1. */
+int
+spools_held_fd(const struct spools *sps)
+{
+	return sps != NULL && sps->out != NULL ? sps->out->file : -1;
 }
 
 /* The attempt ended: its pipes are closed, what it did not read waits. */
@@ -512,7 +566,11 @@ spools_end(struct spools *sps)
 int
 spools_flush(const struct sigstate *ss, const struct spools *sps, int out)
 {
+	struct stat st;
+
 	if (sps == NULL || sps->out == NULL)
 		return 0;
-	return copy_out(ss, sps->out->file, sps->out->len, out);
+	if (fstat(sps->out->file, &st) == -1)
+		err(EXIT_CANCELED, "--hold-stdout");
+	return copy_out(ss, sps->out->file, st.st_size, out);
 }

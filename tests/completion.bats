@@ -56,7 +56,9 @@ check_options() {
 	complete_in "$sh" 'retry --s'
 	expect_exactly "$(long_opt "$sh" --splay)" "$(long_opt "$sh" --seed)" \
 	    "$(long_opt "$sh" --stop-on)" "$(long_opt "$sh" --success-on)" \
-	    "$(long_opt "$sh" --signal)"
+	    "$(long_opt "$sh" --signal)" \
+	    "$(long_opt "$sh" --stop-if-output)" \
+	    "$(long_opt "$sh" --success-if-output)"
 	complete_in "$sh" 'retry -q --dr'
 	expect_exactly --dry-run
 	complete_in "$sh" 'retry -'

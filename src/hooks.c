@@ -1,0 +1,101 @@
+/*
+ * hooks.c: --on-retry and --on-give-up.  A hook is a command line for
+ * /bin/sh -c, run between attempts with the command's environment plus
+ * RETRY_STATUS (the status of the attempt that just ended, whose number
+ * is RETRY_ATTEMPT) and, before a retry, RETRY_NEXT_SLEEP in seconds.
+ * Its stdin is /dev/null and its stdout goes to retry's stderr, so that
+ * the command's stdout stays clean.  Its time counts against --max-time:
+ * at the deadline it gets TERM, then KILL after --kill-after.  A hook
+ * that fails is a warning and changes nothing.
+ */
+#include <err.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define HOOK_ENV	64
+
+/* The command's environment, without what the hook is told anew. */
+static char **
+hook_env(char **envp, char *status, char *next)
+{
+	char **env, **e;
+	size_t n = 0;
+
+	for (e = envp; *e != NULL; e++)
+		n++;
+	if ((env = calloc(n + 3, sizeof(*env))) == NULL)
+		err(EXIT_CANCELED, NULL);
+	n = 0;
+	for (e = envp; *e != NULL; e++)
+		if (strncmp(*e, "RETRY_STATUS=", 13) != 0 &&
+		    strncmp(*e, "RETRY_NEXT_SLEEP=", 17) != 0)
+			env[n++] = *e;
+	env[n++] = status;
+	if (next != NULL)
+		env[n++] = next;
+	return env;
+}
+
+static void
+hook_io(struct attempt_io *io)
+{
+	memset(io, 0, sizeof(*io));
+	io->err = -1;
+	if ((io->in = fd_above_stdio(open("/dev/null",
+	    O_RDONLY | O_CLOEXEC))) == -1)
+		err(EXIT_CANCELED, "/dev/null");
+	if ((io->out = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC,
+	    STDERR_FILENO + 1)) == -1)
+		err(EXIT_CANCELED, "standard error");
+}
+
+static void
+report(const char *name, const struct outcome *o)
+{
+	char what[64];
+
+	if (o->kind == OUT_NOEXEC)
+		warnx("%s: cannot run /bin/sh", name);
+	else if (o->kind != OUT_EXIT || o->value != 0) {
+		format_outcome(what, sizeof(what), o);
+		warnx("%s failed (%s)", name, what);
+	}
+}
+
+/*
+ * Runs the hook cmd (named name in messages) after an attempt that ended
+ * with o, before a sleep of next (-1: none).  Returns 0, or the stop
+ * signal that came while it ran.
+ */
+int
+hook_run(const struct sigstate *ss, const struct config *cfg,
+    const struct hook *h)
+{
+	char sh[] = "/bin/sh", dash_c[] = "-c";
+	char *argv[] = { sh, dash_c, NULL, NULL };
+	char status[HOOK_ENV], next[HOOK_ENV], secs[32], **env;
+	struct config hc = *cfg;
+	struct attempt_io io;
+	struct outcome o;
+
+	argv[2] = (char *)(uintptr_t)h->cmd;
+	snprintf(status, sizeof(status), "RETRY_STATUS=%d", h->status);
+	if (h->next_sleep >= 0) {
+		format_seconds(secs, sizeof(secs), h->next_sleep);
+		snprintf(next, sizeof(next), "RETRY_NEXT_SLEEP=%s", secs);
+	}
+	env = hook_env(h->envp, status, h->next_sleep >= 0 ? next : NULL);
+	hc.argv = argv;
+	hc.timeout = 0;
+	hc.timeout_signal = SIGTERM;
+	hook_io(&io);
+	proc_run(ss, &hc, env, &io, h->deadline, &o);
+	free(env);
+	report(h->name, &o);
+	return o.stop_signal;
+}

@@ -1,0 +1,147 @@
+/*
+ * spawn.c: starting the command.  The child gets the attempt's stdin and
+ * stdout, the signal dispositions and mask that retry was started with,
+ * the environment retry built, and, on Linux, SIGKILL should retry die
+ * unwatched.  A failed exec is told apart from a command that exits 126
+ * or 127 by itself: the child hands its errno back.
+ *
+ * On Linux the child shares retry's memory until it execs (clone with
+ * CLONE_VM and CLONE_VFORK, as posix_spawn does), so no page table is
+ * copied and the errno comes back through memory.  That is safe because
+ * retry has one thread, keeps the signals it handles blocked outside its
+ * waits, and the child resets every handler before it unblocks them:
+ * nothing in the child writes retry's memory but the errno.  Elsewhere
+ * it is fork(), with the errno sent through a close-on-exec pipe.
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <sched.h>
+#endif
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+extern char **environ;
+
+/* Room for execvp's PATH search, which builds each candidate on it. */
+#define CHILD_STACK	(64 * 1024)
+
+struct child {
+	const struct sigstate	*ss;
+	char			**argv;
+	char			**envp;
+	const struct attempt_io	*io;
+	volatile int		 error;	/* the exec's errno, 0 if it ran */
+	int			 errfd;	/* where fork()'s child sends it */
+};
+
+static void
+move_fd(int from, int to)
+{
+	if (from < 0)
+		return;
+	if (from == to)
+		fcntl(to, F_SETFD, 0);
+	else
+		dup2(from, to);
+}
+
+/* The child: everything between the fork and the command. */
+static int
+child_main(void *arg)
+{
+	struct child *c = arg;
+	int e;
+
+#ifdef __linux__
+	/* If retry is SIGKILLed, the command must not run on unwatched. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != c->ss->self)
+		_exit(EXIT_CANCELED);
+#endif
+	move_fd(c->io->in, STDIN_FILENO);
+	move_fd(c->io->out, STDOUT_FILENO);
+	move_fd(c->io->err, STDERR_FILENO);
+	signals_restore(c->ss);
+#ifdef __linux__
+	/* environ is retry's own memory: execvpe() leaves it alone. */
+	execvpe(c->argv[0], c->argv, c->envp);
+#else
+	environ = c->envp;
+	execvp(c->argv[0], c->argv);
+#endif
+	e = errno;
+	c->error = e;
+	if (c->errfd != -1)
+		(void)!write(c->errfd, &e, sizeof(e));
+	_exit(e == ENOENT ? EXIT_ENOENT : EXIT_CANNOT_INVOKE);
+}
+
+#ifdef __linux__
+static pid_t
+start_child(struct child *c)
+{
+	char *stack;
+	pid_t pid;
+
+	if ((stack = malloc(CHILD_STACK)) == NULL)
+		err(EXIT_CANCELED, NULL);
+	c->errfd = -1;
+	/* The stack grows down on every architecture Debian builds for. */
+	pid = clone(child_main, stack + CHILD_STACK, CLONE_VM | CLONE_VFORK |
+	    SIGCHLD, c);
+	free(stack);
+	if (pid == -1)
+		err(EXIT_CANCELED, "clone");
+	return pid;
+}
+#else
+static pid_t
+start_child(struct child *c)
+{
+	pid_t pid;
+	int ep[2], e;
+
+	if (fd_pipe(ep) == -1)
+		err(EXIT_CANCELED, "pipe");
+	if ((pid = fork()) == -1)
+		err(EXIT_CANCELED, "fork");
+	if (pid == 0) {
+		c->errfd = ep[1];
+		child_main(c);
+	}
+	close(ep[1]);
+	if (read(ep[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
+		c->error = e;
+	close(ep[0]);
+	return pid;
+}
+#endif
+
+/*
+ * Starts the command; 0 and the pid, or the errno of a failed exec,
+ * after which the child is reaped here.
+ */
+int
+spawn_command(const struct sigstate *ss, char **argv, char **envp,
+    const struct attempt_io *io, pid_t *pidp)
+{
+	struct child c = { ss, argv, envp, io, 0, -1 };
+	pid_t pid;
+	int st;
+
+	pid = start_child(&c);
+	if (c.error != 0)
+		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+			continue;
+	*pidp = pid;
+	return c.error;
+}
