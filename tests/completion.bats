@@ -189,7 +189,13 @@ check_values() {
 	expect_exactly "$(after_eq "$sh" --kill-after inf)"
 	complete_in "$sh" 'retry --log-format='
 	expect_exactly "$(after_eq "$sh" --log-format text)" \
-	    "$(after_eq "$sh" --log-format json)"
+	    "$(after_eq "$sh" --log-format json)" \
+	    "$(after_eq "$sh" --log-format github)"
+	complete_in "$sh" 'retry --preset='
+	expect_exactly $(after_eq "$sh" --preset aws google-http google-drive \
+	    simpledb airflow kubernetes ethernet list)
+	complete_in "$sh" 'retry -q --preset=goo'
+	expect_exactly $(after_eq "$sh" --preset google-http google-drive)
 	# A duration or a number has no fixed set: nothing, not command names.
 	for opt in -b --base -f -c -t -m --splay --seed; do
 		complete_in "$sh" "retry $opt "
@@ -197,15 +203,15 @@ check_values() {
 	done
 }
 
-@test "bash: inf, text and json complete; durations offer nothing" {
+@test "bash: inf, log formats and presets complete; durations offer nothing" {
 	check_values bash
 }
 
-@test "zsh: inf, text and json complete; durations offer nothing" {
+@test "zsh: inf, log formats and presets complete; durations offer nothing" {
 	check_values zsh
 }
 
-@test "fish: inf, text and json complete; durations offer nothing" {
+@test "fish: inf, log formats and presets complete; durations offer nothing" {
 	check_values fish
 }
 
@@ -226,17 +232,23 @@ check_log_file() {
 	zsh) expect_exactly run-b.log ;;
 	fish) expect_exactly "--log-file=$WORK/logs/run-b.log" ;;
 	esac
+	complete_in "$sh" "retry --json-log=$WORK/logs/run-a"
+	case $sh in
+	bash) expect_exactly "$WORK/logs/run-a.log" ;;
+	zsh) expect_exactly run-a.log ;;
+	fish) expect_exactly "--json-log=$WORK/logs/run-a.log" ;;
+	esac
 }
 
-@test "bash: --log-file completes file names" {
+@test "bash: --log-file and --json-log complete file names" {
 	check_log_file bash
 }
 
-@test "zsh: --log-file completes file names" {
+@test "zsh: --log-file and --json-log complete file names" {
 	check_log_file zsh
 }
 
-@test "fish: --log-file completes file names" {
+@test "fish: --log-file and --json-log complete file names" {
 	check_log_file fish
 }
 
