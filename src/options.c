@@ -110,6 +110,24 @@ add_output_rule(struct config *cfg, enum match_kind k, const char *re)
 	return NULL;
 }
 
+/* The value of a log option: where the messages go, in which form. */
+static const char *
+parse_log_value(int opt, const char *arg, struct config *cfg)
+{
+	switch (opt) {
+	case OPT_LOG_FORMAT:
+		return parse_log_format(arg, &cfg->log_format);
+	case OPT_LOG_FILE:
+		cfg->log_file = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_JSON_LOG:
+		cfg->json_log = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	default:
+		return NULL;
+	}
+}
+
 /* The value of one option that takes an argument; NULL or a reason. */
 static const char *
 parse_value(int opt, const char *arg, struct config *cfg)
@@ -146,14 +164,6 @@ parse_value(int opt, const char *arg, struct config *cfg)
 		return parse_duration(arg, &cfg->kill_after, true);
 	case 'm':
 		return parse_duration(arg, &cfg->max_time, false);
-	case OPT_LOG_FORMAT:
-		return parse_log_format(arg, &cfg->log_format);
-	case OPT_LOG_FILE:
-		cfg->log_file = arg;
-		return *arg == '\0' ? "empty file name" : NULL;
-	case OPT_JSON_LOG:
-		cfg->json_log = arg;
-		return *arg == '\0' ? "empty file name" : NULL;
 	case OPT_PRESET:
 		/* Applied before the other options, by parse_options(). */
 		return preset_apply(arg, NULL);
@@ -172,7 +182,7 @@ parse_value(int opt, const char *arg, struct config *cfg)
 	case OPT_RESET_AFTER:
 		return parse_duration(arg, &cfg->reset_after, false);
 	default:
-		return NULL;
+		return parse_log_value(opt, arg, cfg);
 	}
 }
 

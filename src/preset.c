@@ -13,8 +13,7 @@
 
 #include "internal.h"
 
-#define USEC	INT64_C(1000)
-#define SLOT	(512 * 100)		/* 802.3 slot time: 51.2 us */
+#define SLOT	INT64_C(51200)		/* 802.3 slot time: 512 bits at 10 Mb/s */
 
 struct preset {
 	const char	*name;
@@ -34,7 +33,7 @@ static const struct preset presets[] = {
 	    "after the i-th failure.\n"
 	    "Follows: AWS SDKs and Tools Reference Guide, \"Retry behavior\".\n" },
 	{ "google-http", 0, 500 * NSEC_PER_MSEC, 60 * NSEC_PER_SEC,
-	    15 * 60 * NSEC_PER_SEC, 0, 1.5, { JITTER_RANGE, 0.5, 1.5, 0 }, true,
+	    900 * NSEC_PER_SEC, 0, 1.5, { JITTER_RANGE, 0.5, 1.5, 0 }, true,
 	    "-n inf -b 500ms -f 1.5 -c 60s -j 0.5..1.5 -m 15m\n"
 	    "interval = min(60 s, 0.5 s * 1.5^(i-1)), sleep = interval *\n"
 	    "U(0.5, 1.5): the cap bounds the interval before the randomization,\n"

@@ -179,7 +179,7 @@ check_lists() {
 }
 
 check_values() {
-	local sh=$1 opt
+	local sh=$1 opt want
 	need_shell "$sh"
 	complete_in "$sh" 'retry -n '
 	expect_exactly inf
@@ -192,10 +192,12 @@ check_values() {
 	    "$(after_eq "$sh" --log-format json)" \
 	    "$(after_eq "$sh" --log-format github)"
 	complete_in "$sh" 'retry --preset='
-	expect_exactly $(after_eq "$sh" --preset aws google-http google-drive \
-	    simpledb airflow kubernetes ethernet list)
+	mapfile -t want < <(after_eq "$sh" --preset aws google-http \
+	    google-drive simpledb airflow kubernetes ethernet list)
+	expect_exactly "${want[@]}"
 	complete_in "$sh" 'retry -q --preset=goo'
-	expect_exactly $(after_eq "$sh" --preset google-http google-drive)
+	mapfile -t want < <(after_eq "$sh" --preset google-http google-drive)
+	expect_exactly "${want[@]}"
 	# A duration or a number has no fixed set: nothing, not command names.
 	for opt in -b --base -f -c -t -m --splay --seed; do
 		complete_in "$sh" "retry $opt "

@@ -301,7 +301,7 @@ retry: succeeded on attempt 1/3 after Ts" ]
 	GITHUB_OUTPUT=$WORK/ghout run -1 --separate-stderr "$RETRY" -q -n 1 \
 	    false
 	[ ! -s "$WORK/ghout" ]
-	GITHUB_OUTPUT= gh_run 1 -q -n 1 -- false
+	GITHUB_OUTPUT='' gh_run 1 -q -n 1 -- false
 	run -125 --separate-stderr env GITHUB_OUTPUT="$WORK/no/such" \
 	    "$RETRY" --log-format=github true
 	[ "$stderr" = "retry: GITHUB_OUTPUT $WORK/no/such: No such file or directory" ]

@@ -92,7 +92,8 @@ forward_during_sleep() {
 	bg_wait
 	[ "$WS" = "signal $n" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "$line" ]
+	[ "$(untimed "$(<"$WORK/err")")" = "$line
+retry: stopped by $name after attempt 1/3 in Ts" ]
 }
 
 @test "HUP during a sleep: retry dies by it at once" {
@@ -136,7 +137,8 @@ forward_during_sleep() {
 	bg_wait
 	[ "$WS" = "signal 15" ]
 	[ ! -e "$WORK/attempts" ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by TERM during the splay after Ts" ]
 }
 
 @test "a signal the command ignores: KILL after -k, retry dies by it" {
@@ -195,11 +197,13 @@ forward_during_sleep() {
 	[ "$WS" = "signal 15" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
 	mapfile -t lines <"$WORK/err"
-	[ "${#lines[@]}" -eq 3 ]
+	[ "${#lines[@]}" -eq 4 ]
 	[ "${lines[0]}" = "retry: attempt 1/5 starting" ]
 	[[ ${lines[1]} =~ ^retry:\ attempt\ 1/5\ ended\ after\ [0-9]+\.[0-9]{3}s:\ exit\ 1$ ]]
 	[ "${lines[2]}" = \
 	    "retry: attempt 1/5 failed (exit 1), next in 0.000s" ]
+	[ "$(untimed "${lines[3]}")" = \
+	    "retry: stopped by TERM after attempt 1/5 in Ts" ]
 }
 
 # Ignored at start (nohup, a background job of a script): retry neither
