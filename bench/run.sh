@@ -404,6 +404,95 @@ bench_leftover() {
 	V_LEFTOVER=$(verdict "$LT_MAX < 50")
 }
 
+# --- 4c. output conditions ------------------------------------------------
+
+# The cost of an output condition (issue 13): with one, the command's
+# stdout and stderr are pipes that retry reads, matches line by line and
+# copies on; without, the command writes to retry's stdout itself.  Both
+# through `retry [--retry-if-output=ERE] -- cat | cat >/dev/null`, once
+# with zeros (no newline: one line, matched on its first 64 KiB, so the
+# cost of the copy alone) and once with short text lines (every line
+# matched, the real cost).  No target: the issue asks for the figure.
+MATCH_ERE='^NEVER MATCHES$'
+MATCH_LINE='some line of text'
+
+# match_check SOURCE NAME: the bytes pass whole through the condition;
+# appends "NAME KiB" (peak RSS, the command's included) to match-rss.tsv.
+match_check() {
+	local count
+	# yes dies of SIGPIPE when head is done: not a failure here.
+	count=$( (set +o pipefail; eval "$1") |
+	    /usr/bin/time -f %M -o "$TMP/rss" "$RETRY" \
+	    --retry-if-output="$MATCH_ERE" -- cat | wc -c) ||
+	    die "$1 | retry --retry-if-output -- cat | wc -c failed"
+	[[ $count == "$M_BYTES" ]] ||
+	    die "retry --retry-if-output -- cat passed $count bytes, not" \
+	    "$M_BYTES"
+	printf '%s\t%s\n' "$2" "$(tail -1 "$TMP/rss")" >>"$RAW/match-rss.tsv"
+}
+
+bench_match() {
+	local json=$RAW/match.json zeros text cond
+	M_BYTES=$(numfmt --from=iec "$PIPE_SIZE")
+	zeros="head -c $PIPE_SIZE /dev/zero"
+	text="yes $(q "$MATCH_LINE") | head -c $PIPE_SIZE"
+	cond="--retry-if-output=$(q "$MATCH_ERE")"
+	say "4/5 output conditions: $PIPE_SIZE through retry -- cat with and" \
+	    "without $cond"
+	printf 'input\tmaxrss_kib\n' >"$RAW/match-rss.tsv"
+	match_check "$zeros" zeros
+	match_check "$text" text
+	HF_NAMES=(zeros-plain zeros-match text-plain text-match)
+	HF_CMDS=("$zeros | $(q "$RETRY") -- cat | cat >/dev/null"
+	    "$zeros | $(q "$RETRY") $cond -- cat | cat >/dev/null"
+	    "$text | $(q "$RETRY") -- cat | cat >/dev/null"
+	    "$text | $(q "$RETRY") $cond -- cat | cat >/dev/null")
+	hf_rounds "$json" "$PIPE_RUNS" --runs 1
+	M_ZP=$(median_of "$json" zeros-plain)
+	M_ZM=$(median_of "$json" zeros-match)
+	M_TP=$(median_of "$json" text-plain)
+	M_TM=$(median_of "$json" text-match)
+	# Throughput with the condition as a share of that without.
+	R_MATCH_Z=$(calc '%.3f' "$M_ZP / $M_ZM")
+	R_MATCH_T=$(calc '%.3f' "$M_TP / $M_TM")
+	M_RSS=$(awk 'NR > 1 { print $2 }' "$RAW/match-rss.tsv" | stats |
+	    cut -d' ' -f5)
+}
+
+match_row() {
+	printf '| 4 | %s through `retry --retry-if-output=ERE -- cat` | %s × the throughput of `retry -- cat` on zeros, %s × on %d-byte text lines; %s KiB peak RSS | none: reported | – |\n' \
+	    "$PIPE_SIZE" "$R_MATCH_Z" "$R_MATCH_T" $((${#MATCH_LINE} + 1)) \
+	    "$M_RSS"
+}
+
+match_section() {
+	local j=$RAW/match.json mib
+	mib=$(calc '%.0f' "$M_BYTES / 1048576")
+	cat <<MD
+### Output conditions
+
+The cost of an output condition: $PIPE_SIZE through
+\`retry --retry-if-output='$MATCH_ERE' -- cat | cat >/dev/null\`, which
+makes retry read the command's stdout and stderr, match every line and
+copy the bytes on, against the same run without the condition, where
+\`cat\` writes to the pipe itself.  Two inputs: zeros (\`head -c $PIPE_SIZE /dev/zero\`:
+no newline, one line matched on its first 64 KiB, so the copy alone) and
+text lines (\`yes '$MATCH_LINE' | head -c $PIPE_SIZE\`, $((${#MATCH_LINE} + 1)) bytes a
+line: every line matched).  \`hyperfine\`, $PIPE_RUNS rounds of one run
+per command, the order rotating (raw: \`raw/match.json\`); peak RSS of one
+run of each that also checks the byte count (raw: \`raw/match-rss.tsv\`).
+
+| input | without (s) | with the condition (s) | MiB/s without | MiB/s with | fastest with (s) | throughput ratio |
+|---|---|---|---|---|---|---|
+| zeros | $(calc '%.3f' "$M_ZP") | $(calc '%.3f' "$M_ZM") | $(calc '%.0f' "$mib / $M_ZP") | $(calc '%.0f' "$mib / $M_ZM") | $(min_of "$j" zeros-match) | $R_MATCH_Z × |
+| text lines | $(calc '%.3f' "$M_TP") | $(calc '%.3f' "$M_TM") | $(calc '%.0f' "$mib / $M_TP") | $(calc '%.0f' "$mib / $M_TM") | $(min_of "$j" text-match) | $R_MATCH_T × |
+
+Peak RSS with the condition: $M_RSS KiB.  Without a condition nothing
+changes: the command writes to retry's own descriptors directly.
+
+MD
+}
+
 # --- 5. thundering herd ---------------------------------------------------
 
 # herd_round MODE: sets HERD_LINE to "attempts seconds late failed".  It
@@ -537,6 +626,7 @@ summary_table() {
 | 4 | peak RSS, \`retry -n1 -- true\` | $RSS_RETRY_MAX KiB (median $RSS_RETRY) | ≤ 2048 KiB | $V_RSS |
 | 4 | $PIPE_SIZE through \`retry -I -O -- cat\` | $R_PIPE × cat's throughput (bound of two spool copies: $R_PIPE_BOUND ×), $P_RSS KiB peak RSS | ≥ 0.7 ×, ≤ 8192 KiB | $V_PIPE |
 | 4 | CPU while clearing a TERM-proof leftover for $LEFTOVER_WAIT, $LEFTOVER_CROWD other processes | median $LT_CPU ms, max $LT_MAX ms | < 50 ms | $V_LEFTOVER |
+$(match_row)
 | 5 | thundering herd, median attempts and time | slowest: $H_SLOWEST, most work: $H_MOST, least work: $H_LEAST ($H_LEAST_AWS of the article's four) | none loses, full least work | $V_HERD |
 MD
 }
@@ -759,6 +849,8 @@ $(sleep_section)
 
 $(memory_section)
 
+$(match_section)
+
 $(herd_section)
 MD
 }
@@ -775,6 +867,7 @@ main() {
 	bench_sleep
 	bench_rss
 	bench_pipe
+	bench_match
 	bench_leftover
 	bench_herd
 	M_LOAD1=$(loadavg)

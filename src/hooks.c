@@ -83,7 +83,8 @@ hook_run(const struct sigstate *ss, const struct config *cfg,
 	struct attempt_io io;
 	struct outcome o;
 
-	argv[2] = (char *)(uintptr_t)h->cmd;
+	if ((argv[2] = strdup(h->cmd)) == NULL)
+		err(EXIT_CANCELED, NULL);
 	snprintf(status, sizeof(status), "RETRY_STATUS=%d", h->status);
 	if (h->next_sleep >= 0) {
 		format_seconds(secs, sizeof(secs), h->next_sleep);
@@ -95,6 +96,7 @@ hook_run(const struct sigstate *ss, const struct config *cfg,
 	hc.timeout_signal = SIGTERM;
 	hook_io(&io);
 	proc_run(ss, &hc, env, &io, h->deadline, &o);
+	free(argv[2]);
 	free(env);
 	report(h->name, &o);
 	return o.stop_signal;

@@ -274,6 +274,7 @@ int		 spools_flush(const struct sigstate *, const struct spools *,
 /* match.c: the output conditions, matched as the output streams. */
 struct matcher;
 struct matcher	*matcher_open(const struct config *, char *, size_t);
+void		 matcher_free(struct matcher *);
 void		 matcher_begin(struct matcher *, int, struct attempt_io *,
 		    struct io_pump *);
 int		 matcher_end(struct matcher *, const char **);

@@ -7,11 +7,14 @@
  * whole group: in an interactive pipeline the shell puts the other
  * commands of the pipeline into retry's group too.
  *
- * On Linux retry is a child subreaper, so what an attempt orphans stays
- * its descendant, and the group's members are read from /proc.  Waiting
- * for them costs nothing while they live: a pidfd for each (up to
- * LEFTOVER_WATCH of them) becomes readable when it ends, and only then is
- * /proc read again.  Elsewhere no leftover is found: only the command
+ * Only the scan differs by platform.  On Linux retry is a child
+ * subreaper, so what an attempt orphans stays its descendant, and the
+ * group's members are read from /proc; waiting for them costs nothing
+ * while they live: a pidfd for each (up to LEFTOVER_WATCH of them) becomes
+ * readable when it ends, and only then is /proc read again.  On FreeBSD
+ * retry is a reaper (procctl(2)), and its descendants in its group are
+ * the kernel's list of them, polled while they live; this is compiled
+ * there but not tested.  Elsewhere no leftover is found: only the command
  * itself is signalled and waited for, and what it left running in the
  * background is left alone.
  */
@@ -19,6 +22,8 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#elif defined(__FreeBSD__)
+#include <sys/procctl.h>
 #endif
 
 #include <ctype.h>
@@ -32,13 +37,13 @@
 
 #include "internal.h"
 
-#ifdef __linux__
 struct member {
 	pid_t	pid;
 	pid_t	ppid;
 	bool	zombie;
 };
 
+#ifdef __linux__
 void
 leftovers_init(void)
 {
@@ -101,6 +106,65 @@ scan_group(pid_t self, struct member **out)
 	return n;
 }
 
+#elif defined(__FreeBSD__)
+void
+leftovers_init(void)
+{
+	procctl(P_PID, getpid(), PROC_REAP_ACQUIRE, NULL);
+}
+
+/*
+ * retry's descendants in its process group, from the reaper's list; they
+ * all descend from retry, so each is given retry as its parent here.
+ */
+static size_t
+scan_group(pid_t self, struct member **out)
+{
+	struct procctl_reaper_status rs;
+	struct procctl_reaper_pids rp;
+	struct procctl_reaper_pidinfo *pi;
+	struct member *v;
+	pid_t mine = getpgrp();
+	size_t n = 0;
+	u_int i;
+
+	*out = NULL;
+	if (procctl(P_PID, self, PROC_REAP_STATUS, &rs) == -1 ||
+	    rs.rs_descendants == 0)
+		return 0;
+	if ((pi = calloc(rs.rs_descendants, sizeof(*pi))) == NULL ||
+	    (v = calloc(rs.rs_descendants, sizeof(*v))) == NULL) {
+		free(pi);
+		return 0;
+	}
+	rp.rp_count = rs.rs_descendants;
+	rp.rp_pids = pi;
+	if (procctl(P_PID, self, PROC_REAP_GETPIDS, &rp) == 0)
+		for (i = 0; i < rp.rp_count; i++)
+			if ((pi[i].pi_flags & REAPER_PIDINFO_VALID) != 0 &&
+			    getpgid(pi[i].pi_pid) == mine)
+				v[n++] = (struct member){ pi[i].pi_pid, self,
+				    false };
+	free(pi);
+	*out = v;
+	return n;
+}
+#else
+void
+leftovers_init(void)
+{
+}
+
+/* No way to find them here: none are found. */
+static size_t
+scan_group(pid_t self, struct member **out)
+{
+	(void)self;
+	*out = NULL;
+	return 0;
+}
+#endif
+
 /* Whether v[i] descends from retry through members of its group. */
 static bool
 descends(const struct member *v, size_t n, size_t i, pid_t self)
@@ -160,7 +224,7 @@ leftovers_unwatch(struct leftovers *lw)
 static int
 open_pidfd(pid_t pid)
 {
-#ifdef SYS_pidfd_open
+#if defined(__linux__) && defined(SYS_pidfd_open)
 	struct member m;
 	char name[24];
 	pid_t grp;
@@ -213,37 +277,3 @@ leftovers_watch(struct leftovers *lw, pid_t self, int sig, bool cont)
 	free(v);
 	return count;
 }
-
-#else
-void
-leftovers_init(void)
-{
-}
-
-size_t
-leftovers_signal(pid_t self, pid_t skip, int sig, bool cont)
-{
-	(void)self;
-	(void)skip;
-	(void)sig;
-	(void)cont;
-	return 0;
-}
-
-void
-leftovers_unwatch(struct leftovers *lw)
-{
-	lw->npidfd = 0;
-	lw->watched = true;
-}
-
-size_t
-leftovers_watch(struct leftovers *lw, pid_t self, int sig, bool cont)
-{
-	(void)self;
-	(void)sig;
-	(void)cont;
-	leftovers_unwatch(lw);
-	return 0;
-}
-#endif

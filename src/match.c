@@ -15,6 +15,7 @@
  * command's end of that stream, so that the command meets the same end
  * of its pipe as it would have without retry.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <err.h>
@@ -29,8 +30,9 @@
 
 #include "internal.h"
 
-#define LINE_MAX_MATCH	(64 * 1024)
-#define READ_SIZE	(64 * 1024)
+#define LINE_MAX_MATCH	((size_t)64 * 1024)
+#define READ_SIZE	((size_t)64 * 1024)
+#define BLOCK_SIZE	(4 * LINE_MAX_MATCH)	/* lines matched at once */
 
 struct rule {
 	regex_t		 re;
@@ -40,13 +42,17 @@ struct rule {
 struct stream {
 	int	 src;		/* the command's pipe, -1 once at its end */
 	int	 dst;		/* where the bytes go */
-	bool	 dst_pipe;	/* write only what ppoll() said fits */
+	bool	 dst_pipe;	/* a pipe: tee(2) into it, never blocking */
+	bool	 dst_sock;	/* a socket: send(2) without blocking */
+	bool	 full;		/* dst had no room at the last try */
 	off_t	 at;		/* the offset in dst, when it is the held file */
 	bool	 held;
 	char	*buf;		/* bytes read and not yet written */
 	size_t	 head, tail;
-	char	*line;		/* the line so far, up to LINE_MAX_MATCH */
-	size_t	 linelen;
+	char	*block;		/* whole lines, then the one being read */
+	size_t	 len;		/* bytes in block */
+	size_t	 start;		/* where the line being read starts */
+	bool	 cut;		/* that line is cut: a NUL, or too long */
 };
 
 struct matcher {
@@ -56,6 +62,25 @@ struct matcher {
 	int		 found;		/* the deciding kind, or -1 */
 	const char	*found_text;
 };
+
+void
+matcher_free(struct matcher *m)
+{
+	int k, i;
+
+	if (m == NULL)
+		return;
+	for (k = 0; k < MATCH_KINDS; k++) {
+		for (i = 0; i < m->nrules[k]; i++)
+			regfree(&m->rules[k][i].re);
+		free(m->rules[k]);
+	}
+	free(m->out.buf);
+	free(m->out.block);
+	free(m->err.buf);
+	free(m->err.block);
+	free(m);
+}
 
 /*
  * Compiles the conditions of cfg; NULL without any.  A bad ERE is a
@@ -82,12 +107,13 @@ matcher_open(const struct config *cfg, char *msg, size_t len)
 		for (i = 0; i < cfg->noutput[k]; i++) {
 			m->rules[k][i].text = cfg->output[k][i];
 			rc = regcomp(&m->rules[k][i].re, cfg->output[k][i],
-			    REG_EXTENDED | REG_NOSUB);
+			    REG_EXTENDED | REG_NEWLINE);
 			if (rc != 0) {
 				regerror(rc, &m->rules[k][i].re, why,
 				    sizeof(why));
 				snprintf(msg, len, "invalid --%s '%s': %s",
 				    names[k], cfg->output[k][i], why);
+				matcher_free(m);
 				return NULL;
 			}
 			m->nrules[k]++;
@@ -96,56 +122,97 @@ matcher_open(const struct config *cfg, char *msg, size_t len)
 	return m;
 }
 
+/*
+ * Matches the first n bytes of the block: whole lines, the newline of the
+ * last one left out, or a last line that has none.  One regexec() call
+ * serves many lines, since with REG_NEWLINE no match crosses a newline
+ * and ^ and $ match at each.  Of the rules of the strongest kind that
+ * match, the one whose match comes first names the condition.
+ */
 static void
-match_line(struct matcher *m, struct stream *s)
+match_block(struct matcher *m, struct stream *s, size_t n)
 {
+	char saved = s->block[n];
+	regmatch_t pm;
+	regoff_t first;
 	int k, i;
 
-	s->line[s->linelen] = '\0';
+	s->block[n] = '\0';
 	/* Success, then stop, then retry: only a stronger kind can win. */
 	for (k = 0; k < MATCH_KINDS && (m->found == -1 || k < m->found);
-	    k++)
+	    k++) {
+		first = -1;
 		for (i = 0; i < m->nrules[k]; i++)
-			if (regexec(&m->rules[k][i].re, s->line, 0, NULL,
-			    0) == 0) {
+			if (regexec(&m->rules[k][i].re, s->block, 1, &pm,
+			    0) == 0 && (first == -1 || pm.rm_so < first)) {
+				first = pm.rm_so;
 				m->found = k;
 				m->found_text = m->rules[k][i].text;
-				return;
 			}
+		if (first != -1)
+			break;
+	}
+	s->block[n] = saved;
 }
 
-/* Feeds bytes to the line assembler; a line is matched at its end. */
+/* Matches the whole lines gathered, and keeps the one being read. */
+static void
+flush_lines(struct matcher *m, struct stream *s)
+{
+	if (s->start == 0)
+		return;
+	match_block(m, s, s->start - 1);
+	memmove(s->block, s->block + s->start, s->len - s->start);
+	s->len -= s->start;
+	s->start = 0;
+}
+
+/*
+ * Feeds bytes to the line assembler.  A line is kept up to its first NUL
+ * byte (regexec() would stop there) and up to LINE_MAX_MATCH bytes; whole
+ * lines are matched when the block is full and at the end of each read.
+ */
 static void
 scan_bytes(struct matcher *m, struct stream *s, const char *p, size_t n)
 {
-	const char *nl;
-	size_t take;
+	const char *nl, *nul;
+	size_t take, keep;
 
 	while (n > 0) {
 		nl = memchr(p, '\n', n);
 		take = nl != NULL ? (size_t)(nl - p) : n;
-		if (s->linelen < LINE_MAX_MATCH) {
-			size_t room = LINE_MAX_MATCH - s->linelen;
-
-			memcpy(s->line + s->linelen, p, take < room ? take :
-			    room);
-			s->linelen += take < room ? take : room;
+		keep = s->cut ? 0 : take;
+		if ((nul = memchr(p, '\0', keep)) != NULL) {
+			keep = (size_t)(nul - p);
+			s->cut = true;
 		}
+		if (keep > LINE_MAX_MATCH - (s->len - s->start)) {
+			keep = LINE_MAX_MATCH - (s->len - s->start);
+			s->cut = true;
+		}
+		memcpy(s->block + s->len, p, keep);
+		s->len += keep;
 		if (nl == NULL)
-			return;
-		match_line(m, s);
-		s->linelen = 0;
+			break;
+		s->block[s->len++] = '\n';
+		s->start = s->len;
+		s->cut = false;
+		if (BLOCK_SIZE - s->len < LINE_MAX_MATCH + 2)
+			flush_lines(m, s);
 		p = nl + 1;
 		n -= take + 1;
 	}
+	flush_lines(m, s);
 }
 
 static void
 stream_eof(struct matcher *m, struct stream *s)
 {
-	if (s->linelen > 0)
-		match_line(m, s);	/* a last line without a newline */
-	s->linelen = 0;
+	flush_lines(m, s);
+	if (s->len > 0 || s->cut)
+		match_block(m, s, s->len);	/* a last line, no newline */
+	s->len = s->start = 0;
+	s->cut = false;
 	close(s->src);
 	s->src = -1;
 }
@@ -161,7 +228,12 @@ stream_orphan(struct stream *s)
 	}
 }
 
-/* Writes what it can; 0, or the errno of a held file that is full. */
+/*
+ * Writes what it can of the buffer: all of it into a file or a terminal,
+ * what fits into a socket, at most PIPE_BUF bytes into a pipe where there
+ * is no tee(2), which ppoll()'s POLLOUT promises room for.  Returns 0, or
+ * the errno of a held file that is full.
+ */
 static int
 stream_write(struct stream *s)
 {
@@ -169,9 +241,14 @@ stream_write(struct stream *s)
 	ssize_t w;
 
 	if (s->dst_pipe && n > PIPE_BUF)
-		n = PIPE_BUF;	/* what ppoll()'s POLLOUT promises room for */
-	w = s->held ? pwrite(s->dst, s->buf + s->head, n, s->at) :
-	    write(s->dst, s->buf + s->head, n);
+		n = PIPE_BUF;
+	if (s->held)
+		w = pwrite(s->dst, s->buf + s->head, n, s->at);
+	else if (s->dst_sock)
+		w = send(s->dst, s->buf + s->head, n, MSG_DONTWAIT |
+		    MSG_NOSIGNAL);
+	else
+		w = write(s->dst, s->buf + s->head, n);
 	if (w > 0) {
 		s->head += (size_t)w;
 		s->at += w;
@@ -201,10 +278,41 @@ stream_read(struct matcher *m, struct stream *s)
 	return 0;
 }
 
+#ifdef __linux__
+/*
+ * Into a pipe the bytes go by tee(2), without a copy and without
+ * blocking, and only what it took is then read back for matching.
+ */
+static int
+stream_tee(struct matcher *m, struct stream *s)
+{
+	ssize_t n, r, done;
+
+	n = tee(s->src, s->dst, READ_SIZE, SPLICE_F_NONBLOCK);
+	if (n == -1 && errno == EAGAIN)
+		s->full = true;	/* src is readable: dst has no room */
+	else if (n == -1 && errno == EINVAL) {
+		s->dst_pipe = false;	/* no tee(2) here after all */
+		return stream_read(m, s);
+	} else if (n == -1 && errno != EINTR)
+		stream_orphan(s);
+	else if (n == 0)
+		stream_eof(m, s);
+	for (done = 0; done < n; done += r) {
+		r = read(s->src, s->buf, (size_t)(n - done) < READ_SIZE ?
+		    (size_t)(n - done) : READ_SIZE);
+		if (r <= 0)
+			break;
+		scan_bytes(m, s, s->buf, (size_t)r);
+	}
+	return 0;
+}
+#endif
+
 static int
 stream_fd(const struct stream *s, struct pollfd *pfd)
 {
-	if (s->tail > s->head) {
+	if (s->tail > s->head || s->full) {
 		*pfd = (struct pollfd){ .fd = s->dst, .events = POLLOUT };
 		return 1;
 	}
@@ -234,9 +342,12 @@ stream_service(struct matcher *m, struct stream *s, const struct pollfd *p)
 		return 0;
 	if (p->fd == s->dst && s->tail > s->head)
 		return stream_write(s);
-	if (p->fd == s->src)
-		return stream_read(m, s);
-	return 0;
+	s->full = false;
+#ifdef __linux__
+	if (s->dst_pipe)
+		return stream_tee(m, s);
+#endif
+	return stream_read(m, s);
 }
 
 static int
@@ -280,7 +391,7 @@ stream_begin(struct stream *s, int dst, bool held)
 	int p[2];
 
 	if (s->buf == NULL && ((s->buf = malloc(READ_SIZE)) == NULL ||
-	    (s->line = malloc(LINE_MAX_MATCH + 1)) == NULL))
+	    (s->block = malloc(BLOCK_SIZE + 1)) == NULL))
 		err(EXIT_CANCELED, NULL);
 	if (fd_pipe(p) == -1)
 		err(EXIT_CANCELED, "pipe");
@@ -288,9 +399,14 @@ stream_begin(struct stream *s, int dst, bool held)
 	s->src = p[0];
 	s->dst = dst;
 	s->held = held;
-	s->dst_pipe = !held && fstat(dst, &st) == 0 && S_ISFIFO(st.st_mode);
+	s->dst_pipe = s->dst_sock = s->full = false;
+	if (!held && fstat(dst, &st) == 0) {
+		s->dst_pipe = S_ISFIFO(st.st_mode);
+		s->dst_sock = S_ISSOCK(st.st_mode);
+	}
 	s->at = 0;
-	s->head = s->tail = s->linelen = 0;
+	s->head = s->tail = s->len = s->start = 0;
+	s->cut = false;
 	return p[1];
 }
 

@@ -200,8 +200,9 @@ watch_step(const struct sigstate *ss, struct watch *w,
 			escalate_later(w, cfg, now);
 	}
 	if (w->kill_at != 0 && now >= w->kill_at) {
-		signal_attempt(ss, w->pid, SIGKILL, false);
-		w->killed = true;
+		/* Only a KILL that reached something was needed. */
+		if (signal_attempt(ss, w->pid, SIGKILL, false) > 0)
+			w->killed = true;
 		w->kill_at = 0;
 	}
 }
@@ -279,10 +280,10 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
 		if (w->pid != 0 && signals_child_exited() &&
 		    reap(w->pid, &status))
 			w->pid = 0;	/* reaped: never signalled again */
+		watch_step(ss, w, cfg);
 		if (w->pid == 0 && (failed != 0 || pumps_done(pump) ||
 		    (w->expired && w->kill_at == 0)))
 			break;
-		watch_step(ss, w, cfg);
 		nfds = failed == 0 ? pumps_fds(pump, fds, count) : 0;
 		if (signals_wait(ss, fds, nfds, earliest(w->expired ? 0 :
 		    w->limit, w->kill_at)) > 0 && nfds > 0 &&

@@ -225,17 +225,39 @@ stopped(struct run *r, long long k, int sig)
 	die_by_signal(sig);
 }
 
-/* Runs a hook after attempt k; a stop signal during it ends the run. */
+/*
+ * Runs a hook after attempt k until the deadline; a stop signal during it
+ * ends the run.
+ */
 static void
 run_hook(struct run *r, const char *name, const char *cmd, long long k,
-    const struct outcome *o, nsec_t next_sleep)
+    const struct outcome *o, nsec_t next_sleep, nsec_t deadline)
 {
 	struct hook h = { name, cmd, r->envp, outcome_status(o), next_sleep,
-	    r->deadline };
+	    deadline };
 	int sig;
 
 	if (cmd != NULL && (sig = hook_run(&r->sigs, r->cfg, &h)) != 0)
 		stopped(r, k, sig);
+}
+
+/*
+ * The give-up hook's deadline.  It comes after the run, when --max-time
+ * may have passed: it gets what is left of it, and at least --kill-after
+ * (no limit with -k inf), so that a run that ran out of time can still
+ * tell someone.
+ */
+static nsec_t
+give_up_deadline(const struct run *r)
+{
+	nsec_t now = mono_now(), grace;
+
+	if (r->deadline == 0)
+		return 0;
+	if (r->cfg->kill_after == NSEC_INF)
+		return now < r->deadline ? r->deadline : 0;
+	grace = nsec_add(now, r->cfg->kill_after);
+	return grace > r->deadline ? grace : r->deadline;
 }
 
 static _Noreturn void
@@ -244,7 +266,8 @@ finish(struct run *r, long long k, const struct outcome *o,
 {
 	log_finish(&r->log, k, o, reason, mono_now() - r->t0);
 	if (reason != NULL)
-		run_hook(r, "--on-give-up", r->cfg->on_give_up, k, o, -1);
+		run_hook(r, "--on-give-up", r->cfg->on_give_up, k, o, -1,
+		    give_up_deadline(r));
 	exit_as(o);
 }
 
@@ -304,7 +327,7 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	release_output(r, k, false);
 	log_retrying(&r->log, k, o, sleep, backoff_window(&r->cfg->sched,
 	    step), &r->cfg->sched.jitter);
-	run_hook(r, "--on-retry", r->cfg->on_retry, k, o, sleep);
+	run_hook(r, "--on-retry", r->cfg->on_retry, k, o, sleep, r->deadline);
 	if (r->deadline != 0 && mono_now() >= r->deadline)
 		return "--max-time reached";
 	sig = proc_sleep(&r->sigs, nsec_add(now, sleep),
@@ -540,8 +563,10 @@ main(int argc, char *argv[])
 	if ((matcher = matcher_open(&cfg, msg, sizeof(msg))) == NULL &&
 	    *msg != '\0')
 		usage_error(msg);
-	if (cfg.dry_run)
+	if (cfg.dry_run) {
+		matcher_free(matcher);	/* checked, never used */
 		return dry_run(&cfg);
+	}
 	setup_run(&run, &cfg, max_env, matcher);
 	run.t0 = mono_now();
 	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.sigs,

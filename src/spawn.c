@@ -32,7 +32,7 @@
 extern char **environ;
 
 /* Room for execvp's PATH search, which builds each candidate on it. */
-#define CHILD_STACK	(64 * 1024)
+#define CHILD_STACK	((size_t)64 * 1024)
 
 struct child {
 	const struct sigstate	*ss;

@@ -31,6 +31,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,8 +199,15 @@ copy_out(const struct sigstate *ss, int in, off_t size, int out)
 				continue;
 			}
 		} else
-#endif
 			n = send_file(in, &off, out, (size_t)(size - off));
+#else
+		/* Room for PIPE_BUF bytes, which then cannot block. */
+		(void)is_pipe;
+		if (signals_wait(ss, &pfd, 1, 0) <= 0)
+			continue;
+		n = send_file(in, &off, out, size - off < PIPE_BUF ?
+		    (size_t)(size - off) : PIPE_BUF);
+#endif
 		if (n == 0)
 			return 0;	/* the file shrank */
 		if (n == -1 && errno != EINTR)
@@ -288,8 +296,6 @@ tee_stdin(struct stdin_spool *sp)
 #ifdef __linux__
 	ssize_t n, m, done;
 
-	if (sp->no_tee || sp->sent != sp->len)
-		return -1;
 	if ((n = tee(STDIN_FILENO, sp->wfd, PULL_SIZE, SPLICE_F_NONBLOCK)) <= 0)
 		return n;
 	for (done = 0; done < n; done += m)
@@ -312,14 +318,16 @@ pull_stdin(struct stdin_spool *sp)
 {
 	ssize_t n;
 
-	if ((n = tee_stdin(sp)) > 0 || (n == -1 && errno == EAGAIN)) {
-		sp->writable = n > 0;
-		return 0;
+	if (!sp->no_tee && sp->sent == sp->len) {
+		if ((n = tee_stdin(sp)) > 0 || (n == -1 && errno == EAGAIN)) {
+			sp->writable = n > 0;
+			return 0;
+		}
+		if (n == -1 && spool_full())
+			return errno;
+		if (n == -1)
+			sp->no_tee = true;	/* not a pipe, or no tee(2) */
 	}
-	if (n == -1 && spool_full())
-		return errno;
-	if (n == -1 && errno == EINVAL)
-		sp->no_tee = true;
 	n = take_stream(STDIN_FILENO, sp->file, sp->len, PULL_SIZE);
 	if (n > 0)
 		sp->len += n;

@@ -14,52 +14,58 @@ teardown() {
 }
 
 # During an attempt: the signal reaches the command (and its background
-# marker), no further attempt starts, and retry dies by the same signal.
-# A background job of sh ignores INT and QUIT: -k ends it.
+# marker), no KILL follows however short -k, and retry exits as the
+# attempt did: the command catches the signal and exits 0, so retry exits
+# 0, with no further attempt.  A background job of sh ignores INT and
+# QUIT: that marker is left alone, as after any final attempt.
 forward_during_attempt() {
 	local name=$1 n
 	n=$(signum "$name")
 	bg_retry -n 3 -b 1ms -k 100ms -- \
 	    "$HELPERS/proc-catch" "$WORK" "$MARK" "$n"
 	wait_for_file "$WORK/ready"
+	wait_markers 1
 	kill -s "$name" "$RPID"
 	bg_wait
-	[ "$WS" = "signal $n" ]
+	[ "$WS" = "exit 0" ]
 	[ "$(<"$WORK/caught")" = "caught $n" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
 	[ "$(<"$WORK/err")" = "" ]
-	wait_markers_gone
+	case $name in
+	INT | QUIT) [ "$(markers | wc -l)" -eq 1 ] ;;
+	*) wait_markers_gone ;;
+	esac
 }
 
-@test "HUP during an attempt is forwarded, then retry dies by it" {
+@test "HUP during an attempt is forwarded, retry exits as the attempt did" {
 	forward_during_attempt HUP
 }
 
-@test "INT during an attempt is forwarded, then retry dies by it" {
+@test "INT during an attempt is forwarded, retry exits as the attempt did" {
 	forward_during_attempt INT
 }
 
-@test "QUIT during an attempt is forwarded, then retry dies by it" {
+@test "QUIT during an attempt is forwarded, retry exits as the attempt did" {
 	forward_during_attempt QUIT
 }
 
-@test "TERM during an attempt is forwarded, then retry dies by it" {
+@test "TERM during an attempt is forwarded, retry exits as the attempt did" {
 	forward_during_attempt TERM
 }
 
-@test "USR1 during an attempt is forwarded, then retry dies by it" {
+@test "USR1 during an attempt is forwarded, retry exits as the attempt did" {
 	forward_during_attempt USR1
 }
 
-@test "USR2 during an attempt is forwarded, then retry dies by it" {
+@test "USR2 during an attempt is forwarded, retry exits as the attempt did" {
 	forward_during_attempt USR2
 }
 
-@test "ALRM during an attempt is forwarded, then retry dies by it" {
+@test "ALRM during an attempt is forwarded, retry exits as the attempt did" {
 	forward_during_attempt ALRM
 }
 
-@test "ABRT during an attempt is forwarded, then retry dies by it" {
+@test "ABRT during an attempt is forwarded, retry exits as the attempt did" {
 	forward_during_attempt ABRT
 }
 
@@ -112,20 +118,38 @@ retry: stopped by $name after attempt 1/3 in Ts" ]
 	forward_during_sleep TERM
 }
 
-@test "USR1 during a sleep: retry dies by it at once" {
-	forward_during_sleep USR1
+# A signal that is not a stop signal, during the sleep between attempts:
+# ignored, retry sleeps on (attempt 2 starts at least 1 s after attempt 1
+# ended) and runs the next attempt.
+ignored_during_sleep() {
+	local name=$1 line t
+	line="retry: attempt 1/2 failed (exit 1), next in 1.000s"
+	bg_retry -n 2 -b 1s -j none -- sh -c 'date +%s%N >>"$1/attempts"
+	    [ "$RETRY_ATTEMPT" = 2 ]' sh "$WORK"
+	wait_for_line "$WORK/err" "^${line//[().]/\\&}\$"
+	kill -s "$name" "$RPID"
+	bg_wait
+	[ "$WS" = "exit 0" ]
+	[ "$(<"$WORK/err")" = "$line" ]
+	mapfile -t t <"$WORK/attempts"
+	[ "${#t[@]}" -eq 2 ]
+	((t[1] - t[0] >= 1000000000))
 }
 
-@test "USR2 during a sleep: retry dies by it at once" {
-	forward_during_sleep USR2
+@test "USR1 during a sleep is ignored: the next attempt runs" {
+	ignored_during_sleep USR1
 }
 
-@test "ALRM during a sleep: retry dies by it at once" {
-	forward_during_sleep ALRM
+@test "USR2 during a sleep is ignored: the next attempt runs" {
+	ignored_during_sleep USR2
 }
 
-@test "RTMIN+1 during a sleep: retry dies by it at once" {
-	forward_during_sleep RTMIN+1
+@test "ALRM during a sleep is ignored: the next attempt runs" {
+	ignored_during_sleep ALRM
+}
+
+@test "RTMIN+1 during a sleep is ignored: the next attempt runs" {
+	ignored_during_sleep RTMIN+1
 }
 
 @test "TERM during the splay: retry dies at once, no attempt" {
@@ -141,29 +165,50 @@ retry: stopped by $name after attempt 1/3 in Ts" ]
 	    "retry: stopped by TERM during the splay after Ts" ]
 }
 
-@test "a signal the command ignores: KILL after -k, retry dies by it" {
+@test "a signal the command ignores: no KILL, retry waits for the command" {
 	bg_retry -n 3 -b 1ms -k 50ms -- sh -c 'trap "" TERM
-	    echo $$ >"$1/ready"; exec sleep "$2"' sh "$WORK" "$MARK"
+	    exec "$1/proc-hold" "$2"' sh "$HELPERS" "$WORK"
 	wait_for_file "$WORK/ready"
 	kill -TERM "$RPID"
+	# Not a synchronisation: time for a wrong KILL (after 50 ms) to land.
+	sleep 0.3
+	kill -0 "$(<"$WORK/ready")"
+	echo 3 >"$WORK/release"
 	bg_wait
-	[ "$WS" = "signal 15" ]
+	# TERM stops the retrying: retry exits as the attempt did.
+	[ "$WS" = "exit 3" ]
+	[ "$(<"$WORK/attempts")" = 1 ]
 	[ "$(<"$WORK/err")" = "" ]
-	wait_markers_gone
 }
 
-@test "a signal sent as the attempt ends still stops the run (-b 0)" {
+@test "a stop signal sent as the attempt ends still stops the run (-b 0)" {
 	local sig n
-	for sig in TERM INT USR1; do
+	for sig in TERM INT HUP QUIT; do
 		n=$(signum "$sig")
 		rm -f "$WORK/attempts"
 		ws_run "$RETRY" -n 5 -b 0 -- sh -c '
 		    echo "$RETRY_ATTEMPT" >>"$1/attempts"
 		    kill -s "$2" $PPID; exit 1' sh "$WORK" "$sig"
 		[ "$output" = "" ]
-		[ "$WS" = "signal $n" ]
+		[ "$stderr" = "" ]
+		# Whichever retry sees first: the signal during the attempt
+		# (retry exits as the attempt did: exit 1, or death by the
+		# signal passed on to sh before it exits), or the attempt's
+		# end (then the signal, before the sleep, kills retry).
+		[[ $WS == "exit 1" || $WS == "signal $n" ]]
 		[ "$(<"$WORK/attempts")" = 1 ]
 	done
+}
+
+@test "USR1 sent as the attempt ends stops nothing (-b 0)" {
+	ws_run "$RETRY" -n 5 -b 0 -- sh -c 'trap "" USR1
+	    echo "$RETRY_ATTEMPT" >>"$1/attempts"
+	    [ "$RETRY_ATTEMPT" = 1 ] || exit 0
+	    kill -s USR1 $PPID; exit 1' sh "$WORK"
+	[ "$output" = "" ]
+	[ "$stderr" = "retry: attempt 1/5 failed (exit 1), next in 0.000s" ]
+	[ "$WS" = "exit 0" ]
+	[ "$(<"$WORK/attempts")" = $'1\n2' ]
 }
 
 @test "a signal that waits, blocked, while retry is busy stops the run" {
@@ -314,7 +359,8 @@ stays_ignored() {
 	wait_for_file "$WORK/ready"
 	kill -USR1 "$RPID"
 	bg_wait
-	[ "$WS" = "signal 10" ]
+	# USR1 stops nothing: the attempt's exit 0 is a success.
+	[ "$WS" = "exit 0" ]
 	[ "$(<"$WORK/caught")" = "caught 10" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
 	wait_markers_gone
@@ -333,6 +379,12 @@ stays_ignored() {
 	wait_markers_gone
 }
 
+# Whether TERM waits, pending, in process $1 (sent to the process or to
+# its thread).
+term_pending() {
+	sig_in_set "$1" 15 ShdPnd || sig_in_set "$1" 15 SigPnd
+}
+
 @test "an inherited blocked mask is the command's; a blocked TERM still stops retry" {
 	run -0 "$HELPERS/proc-sigmask" CHLD,TERM,USR1 \
 	    grep '^SigBlk:' /proc/self/status
@@ -341,15 +393,35 @@ stays_ignored() {
 	run -0 "$HELPERS/proc-sigmask" CHLD,TERM,USR1 "$RETRY" -n 1 -- \
 	    grep '^SigBlk:' /proc/self/status
 	[ "$output" = "$plain" ]
-	# The command keeps TERM blocked: -k ends it, then retry dies by TERM.
+	# The command keeps TERM blocked: the TERM passed on waits there,
+	# pending; no KILL comes, however short -k, and once the command ends
+	# by itself retry exits as it did, with no further attempt.
+	# The command is Perl, which keeps the mask it was given (sh, as
+	# proc-hold is, would unblock TERM); it exits 3 once released.
 	PRE=("$HELPERS/proc-sigmask" "CHLD,TERM")
-	bg_retry -n 3 -b 1ms -k 50ms -- \
-	    sh -c 'echo $$ >"$1/ready"; exec sleep "$2"' sh "$WORK" "$MARK"
+	bg_retry -n 3 -b 1ms -k 50ms -- perl -e 'my $d = shift;
+	    open my $f, ">>", "$d/attempts" or die;
+	    print {$f} "$ENV{RETRY_ATTEMPT}\n"; close $f;
+	    open $f, ">", "$d/ready.tmp" or die; print {$f} "$$\n"; close $f;
+	    rename "$d/ready.tmp", "$d/ready" or die;
+	    select undef, undef, undef, 0.01 until -s "$d/release";
+	    exit 3' "$WORK"
 	wait_for_file "$WORK/ready"
-	sig_in_set "$(<"$WORK/ready")" 15 SigBlk
+	local cmd i
+	cmd=$(<"$WORK/ready")
+	sig_in_set "$cmd" 15 SigBlk
 	kill -TERM "$RPID"
+	for ((i = 0; i < 500; i++)); do
+		term_pending "$cmd" && break
+		sleep 0.01
+	done
+	term_pending "$cmd"
+	# Not a synchronisation: time for a wrong KILL (after 50 ms) to land.
+	sleep 0.3
+	kill -0 "$cmd"
+	echo 3 >"$WORK/release"
 	bg_wait
-	[ "$WS" = "signal 15" ]
+	[ "$WS" = "exit 3" ]
+	[ "$(<"$WORK/attempts")" = 1 ]
 	[ "$(<"$WORK/err")" = "" ]
-	wait_markers_gone
 }

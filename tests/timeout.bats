@@ -209,9 +209,14 @@ retry: succeeded on attempt 2/2 after Ts" ]
 	local m
 	for m in 1 3 9; do
 		rm -f "$WORK/attempts"
+		# The attempt ends once the leftover ignores TERM: a TERM
+		# that came before its trap would clear it at once.
+		rm -f "$WORK/ignoring"
 		run --separate-stderr "$RETRY" -n 3 -b 1ms -m "${m}s" -k 60s -- \
 		    sh -c 'echo "$RETRY_ATTEMPT" >>"$1/attempts"
-		    (trap "" TERM; exec sleep "$2") & exit 1' sh "$WORK" "$m"
+		    (trap "" TERM; : >"$1/ignoring"; exec sleep "$2") &
+		    until [ -e "$1/ignoring" ]; do sleep 0.01; done
+		    exit 1' sh "$WORK" "$m"
 		[[ $stderr == *"timed out (--max-time reached)" ]] || break
 	done
 	[ "$status" -eq 1 ]

@@ -1,0 +1,397 @@
+#!/usr/bin/env bats
+# Issue 13: --success-if-output, --stop-if-output and --retry-if-output.
+# A line of the command's stdout or stderr (each stream on its own)
+# matching an ERE decides the attempt: success, then stop, then retry,
+# all before the exit-code lists.  The bytes themselves are tested in
+# streaming.bats.
+#
+# The command is $WORK/speak: it logs its attempt, prints the printf
+# format $OUT on stdout, then $ERR on stderr, and exits $CODE.  With
+# OUT1/ERR1/CODE1 set, attempt 1 uses those instead.
+
+load helpers/common
+load helpers/attempts
+
+setup() {
+	common_setup
+	cat >"$WORK/speak" <<-'EOF'
+	#!/bin/sh
+	echo "$RETRY_ATTEMPT" >>"$WORK/log"
+	if [ "$RETRY_ATTEMPT" = 1 ] && [ -n "${CODE1+set}" ]; then
+		OUT=$OUT1 ERR=$ERR1 CODE=$CODE1
+	fi
+	printf "${OUT-}"
+	printf "${ERR-}" >&2
+	exit "${CODE:-0}"
+	EOF
+	chmod +x "$WORK/speak"
+	SPEAK=$WORK/speak
+}
+
+# attempts N: the command ran N times.
+attempts() {
+	local n=0
+	[[ -e $WORK/log ]] && n=$(wc -l <"$WORK/log")
+	rm -f "$WORK/log"
+	[[ $n -eq $1 ]] || { echo "$n attempts, expected $1" >&2; return 1; }
+}
+
+@test "--retry-if-output retries an exit 0 that printed the ERE; giving up exits 1" {
+	# Depends on "a run that gives up never exits 0" (exit 1 there).
+	OUT='error: not ready\n' run -1 --separate-stderr "$RETRY" -n 3 -b 0 \
+	    --retry-if-output='error:' -- "$SPEAK"
+	[ "$output" = $'error: not ready\nerror: not ready\nerror: not ready' ]
+	expect_stderr \
+	    "$(failed 1 3 "exit 0, output matched 'error:'")" \
+	    "$(failed 2 3 "exit 0, output matched 'error:'")" \
+	    "retry: giving up after 3 attempts in Ts: exit 0, output matched 'error:' (no attempts left)"
+	attempts 3
+}
+
+@test "--retry-if-output: a later attempt that does not print it succeeds" {
+	OUT1='busy\n' CODE1=0 OUT='done\n' run -0 --separate-stderr "$RETRY" \
+	    -n 3 -b 0 --retry-if-output=busy -- "$SPEAK"
+	[ "$output" = $'busy\ndone' ]
+	expect_stderr "$(failed 1 3 "exit 0, output matched 'busy'")"
+	attempts 2
+}
+
+@test "-x 1 --retry-if-output=busy retries an exit 1 that printed busy" {
+	OUT1='busy\n' CODE1=1 OUT='done\n' run -0 --separate-stderr "$RETRY" \
+	    -n 3 -b 0 -x 1 --retry-if-output=busy -- "$SPEAK"
+	[ "$output" = $'busy\ndone' ]
+	expect_stderr "$(failed 1 3 "exit 1, output matched 'busy'")"
+	attempts 2
+	# Without the line, -x 1 stops.
+	OUT='idle\n' CODE=1 run -1 --separate-stderr "$RETRY" -n 3 -b 0 -x 1 \
+	    --retry-if-output=busy -- "$SPEAK"
+	[ "$output" = idle ]
+	expect_stderr "retry: giving up after 1 attempt in Ts: exit 1 (not retried)"
+	attempts 1
+}
+
+@test "--retry-if-output retries statuses never retried by default: 126, 127" {
+	local code
+	for code in 126 127; do
+		OUT='busy\n' CODE=$code run -"$code" --separate-stderr \
+		    "$RETRY" -n 2 -b 0 --retry-if-output=busy -- "$SPEAK"
+		[ "$output" = $'busy\nbusy' ]
+		expect_stderr \
+		    "$(failed 1 2 "exit $code, output matched 'busy'")" \
+		    "retry: giving up after 2 attempts in Ts: exit $code, output matched 'busy' (no attempts left)"
+		attempts 2
+	done
+}
+
+@test "--retry-if-output wins over --success-on" {
+	OUT='busy\n' CODE=3 run -3 --separate-stderr "$RETRY" -n 2 -b 0 \
+	    --success-on=3 --retry-if-output=busy -- "$SPEAK"
+	expect_stderr \
+	    "$(failed 1 2 "exit 3, output matched 'busy'")" \
+	    "retry: giving up after 2 attempts in Ts: exit 3, output matched 'busy' (no attempts left)"
+	attempts 2
+}
+
+@test "--stop-if-output stops an exit status that would be retried" {
+	local r
+	for r in "" "-r 1"; do
+		# shellcheck disable=SC2086 # r is zero or two words
+		ERR='permission denied\n' CODE=1 run -1 --separate-stderr \
+		    "$RETRY" -n 3 -b 0 $r --stop-if-output='permission denied' \
+		    -- "$SPEAK"
+		[ "$output" = "" ]
+		expect_stderr "permission denied" \
+		    "retry: giving up after 1 attempt in Ts: exit 1, output matched 'permission denied' (not retried)"
+		attempts 1
+	done
+}
+
+@test "--stop-if-output on an exit 0: the run stops and exits 1" {
+	# Depends on "a run that gives up never exits 0" (exit 1 there).
+	OUT='denied\n' CODE=0 run -1 --separate-stderr "$RETRY" -n 3 -b 0 \
+	    --stop-if-output=denied -- "$SPEAK"
+	[ "$output" = denied ]
+	expect_stderr "retry: giving up after 1 attempt in Ts: exit 0, output matched 'denied' (not retried)"
+	attempts 1
+}
+
+@test "--success-if-output makes any status a success, exiting with it" {
+	local opts
+	for opts in "" "-x 3" "-r 3" "--success-on=4"; do
+		# shellcheck disable=SC2086 # opts is zero or two words
+		OUT='Ready\n' CODE=3 run -3 --separate-stderr "$RETRY" -n 3 \
+		    -b 0 $opts --success-if-output=Ready -- "$SPEAK"
+		[ "$output" = Ready ]
+		expect_stderr
+		attempts 1
+	done
+	OUT1='Pending\n' CODE1=1 OUT='Ready\n' CODE=0 run -0 --separate-stderr \
+	    "$RETRY" -n 3 -b 0 --success-if-output='^Ready$' -- "$SPEAK"
+	[ "$output" = $'Pending\nReady' ]
+	expect_stderr "$(failed 1 3 "exit 1")"
+	attempts 2
+}
+
+@test "one line that every kind matches: success, in any option order" {
+	local s='--success-if-output=match' t='--stop-if-output=match'
+	local r='--retry-if-output=match' order
+	for order in "$s $t $r" "$s $r $t" "$t $s $r" "$t $r $s" "$r $s $t" \
+	    "$r $t $s"; do
+		# shellcheck disable=SC2086 # three options
+		OUT='a match\n' CODE=5 run -5 --separate-stderr "$RETRY" -n 3 \
+		    -b 0 $order -- "$SPEAK"
+		[ "$output" = "a match" ]
+		expect_stderr
+		attempts 1
+	done
+}
+
+# err_lines FORMAT: the lines printf FORMAT prints, in the array ERR_LINES.
+err_lines() {
+	ERR_LINES=()
+	# shellcheck disable=SC2059 # a format, as for speak
+	[[ -z $1 ]] || mapfile -t ERR_LINES < <(printf "$1")
+}
+
+# stop_wins OUT ERR: with busy retried and denied stopped, the attempt
+# that prints both stops.
+stop_wins() {
+	OUT=$1 ERR=$2 CODE=2 run -2 --separate-stderr "$RETRY" -n 3 -b 0 \
+	    --retry-if-output=busy --stop-if-output=denied -- "$SPEAK"
+	err_lines "$2"
+	expect_stderr "${ERR_LINES[@]}" \
+	    "retry: giving up after 1 attempt in Ts: exit 2, output matched 'denied' (not retried)"
+	attempts 1
+}
+
+@test "stop wins over retry: one line, two lines either way, two streams" {
+	stop_wins 'busy and denied\n' ''
+	stop_wins 'busy\ndenied\n' ''
+	stop_wins 'denied\nbusy\n' ''
+	stop_wins 'busy\n' 'denied\n'
+	stop_wins 'denied\n' 'busy\n'
+	stop_wins '' 'busy\ndenied\n'
+}
+
+# success_wins OUT ERR: with Ready a success, denied a stop and busy a
+# retry, the attempt that prints all three is a success.
+success_wins() {
+	OUT=$1 ERR=$2 CODE=2 run -2 --separate-stderr "$RETRY" -n 3 -b 0 \
+	    --retry-if-output=busy --stop-if-output=denied \
+	    --success-if-output=Ready -- "$SPEAK"
+	err_lines "$2"
+	expect_stderr "${ERR_LINES[@]}"
+	attempts 1
+}
+
+@test "success wins over stop and retry on other lines and streams" {
+	success_wins 'busy\ndenied\nReady\n' ''
+	success_wins 'Ready\ndenied\nbusy\n' ''
+	success_wins 'denied\n' 'Ready\n'
+	success_wins 'Ready\n' 'busy\ndenied\n'
+	success_wins '' 'busy\nReady\ndenied\n'
+}
+
+@test "a condition that matches nothing leaves the exit-code lists to decide" {
+	local conds=(--retry-if-output=busy --stop-if-output=denied
+	    --success-if-output=Ready)
+	OUT='nothing to see\n' CODE=2 run -2 --separate-stderr "$RETRY" -n 2 \
+	    -b 0 "${conds[@]}" -- "$SPEAK"
+	expect_stderr "$(failed 1 2 "exit 2")" \
+	    "retry: giving up after 2 attempts in Ts: exit 2 (no attempts left)"
+	attempts 2
+	OUT='nothing to see\n' CODE=2 run -2 --separate-stderr "$RETRY" -n 2 \
+	    -b 0 -x 2 "${conds[@]}" -- "$SPEAK"
+	expect_stderr "retry: giving up after 1 attempt in Ts: exit 2 (not retried)"
+	attempts 1
+	OUT='nothing to see\n' CODE=0 run -0 --separate-stderr "$RETRY" -n 2 \
+	    -b 0 "${conds[@]}" -- "$SPEAK"
+	expect_stderr
+	attempts 1
+}
+
+@test "a line on stderr matches as one on stdout does" {
+	ERR1='error: try later\n' CODE1=0 run -0 --separate-stderr "$RETRY" \
+	    -n 2 -b 0 --retry-if-output='^error:' -- "$SPEAK"
+	expect_stderr "error: try later" \
+	    "$(failed 1 2 "exit 0, output matched '^error:'")"
+	attempts 2
+}
+
+@test "each stream has lines of its own: no line spans stdout and stderr" {
+	OUT='ERR' ERR='OR\n' CODE=4 run -4 --separate-stderr "$RETRY" -n 1 \
+	    --retry-if-output=ERROR -- "$SPEAK"
+	[ "$output" = ERR ]
+	expect_stderr OR \
+	    "retry: giving up after 1 attempt in Ts: exit 4 (no attempts left)"
+	# One line written in pieces, with stderr in between, is one line.
+	run -4 --separate-stderr "$RETRY" -n 1 --retry-if-output=ERROR -- \
+	    sh -c 'printf ER; printf "x\n" >&2; sleep 0.05; printf "ROR\n"
+	    exit 4'
+	[ "$output" = ERROR ]
+	expect_stderr x \
+	    "retry: giving up after 1 attempt in Ts: exit 4, output matched 'ERROR' (no attempts left)"
+}
+
+@test "a last line without a newline is matched" {
+	OUT='ok\nerror: gone' ERR='' CODE=3 run -3 --separate-stderr "$RETRY" \
+	    -n 1 --stop-if-output='gone$' -- "$SPEAK"
+	[ "$output" = $'ok\nerror: gone' ]
+	expect_stderr "retry: giving up after 1 attempt in Ts: exit 3, output matched 'gone\$' (not retried)"
+	OUT='' ERR='fatal' CODE=3 run -3 --separate-stderr "$RETRY" -n 1 \
+	    --stop-if-output='^fatal$' -- "$SPEAK"
+	expect_stderr "fatalretry: giving up after 1 attempt in Ts: exit 3, output matched '^fatal\$' (not retried)"
+}
+
+# ere ERE [FORMAT]: "match" if a line that printf FORMAT prints (without
+# FORMAT, the file $WORK/line) matches ERE, else "no".
+ere() {
+	local status=0 cmd=("$SPEAK")
+	(($# > 1)) || cmd=(sh -c 'cat "$WORK/line"; exit 7')
+	OUT=${2-} CODE=7 "$RETRY" -n 1 --success-if-output="$1" -- \
+	    "${cmd[@]}" >"$WORK/q.out" 2>"$WORK/q.err" || status=$?
+	if [[ $status == 7 && ! -s $WORK/q.err ]]; then
+		echo match
+	elif [[ $status == 7 && $(<"$WORK/q.err") == \
+	    "retry: giving up after 1 attempt in "*"s: exit 7 (no attempts left)" ]]
+	then
+		echo no
+	else
+		echo "for '$1': status $status, stderr $(<"$WORK/q.err")"
+	fi
+}
+
+@test "EREs are POSIX extended, matched against each line without its newline" {
+	[ "$(ere '^a+b$' 'aab\n')" = match ]
+	[ "$(ere '^a+b$' 'xaab\n')" = no ]
+	[ "$(ere 'warn|error' 'an error\n')" = match ]
+	[ "$(ere '[[:digit:]]{3}' 'code 503\n')" = match ]
+	[ "$(ere '[[:digit:]]{3}' 'code 50\n')" = no ]
+	[ "$(ere '^b' 'a\nb\n')" = match ]
+	[ "$(ere 'a$' 'xa\n')" = match ]
+	[ "$(ere '(ab){2}' 'xabab\n')" = match ]
+	[ "$(ere 'Error' 'error\n')" = no ]
+	[ "$(ere '^$' 'x\n\ny\n')" = match ]
+	[ "$(ere '^$' 'x\ny\n')" = no ]
+	[ "$(ere '^$' '')" = no ]
+	[ "$(ere 'x\+' 'x\n')" = no ]
+	[ "$(ere 'x\+' 'x+\n')" = match ]
+}
+
+# long_line N [TAIL]: $WORK/line is N bytes "a", then TAIL (MARK) and a
+# newline.
+long_line() {
+	head -c "$1" /dev/zero | tr '\0' a >"$WORK/line"
+	printf '%s\n' "${2-MARK}" >>"$WORK/line"
+}
+
+@test "a line is matched on its first 64 KiB" {
+	long_line 65532
+	[ "$(ere MARK)" = match ]
+	long_line 65533
+	[ "$(ere MARK)" = no ]
+	long_line 65535
+	[ "$(ere '^a+$')" = no ]
+	long_line 65536
+	[ "$(ere '^a+$')" = match ]
+	# The next line is matched in full again, and the output is whole.
+	long_line 200000 $'x\nMARK'
+	[ "$(ere '^MARK$')" = match ]
+	cmp "$WORK/line" "$WORK/q.out"
+}
+
+@test "a match does not cut the attempt short" {
+	run -3 --separate-stderr "$RETRY" -n 1 --retry-if-output='error:' -- \
+	    sh -c 'echo error: early; sleep 0.1; echo after
+	    : >"$WORK/finished"; exit 3'
+	[ "$output" = $'error: early\nafter' ]
+	[ -e "$WORK/finished" ]
+	expect_stderr "retry: giving up after 1 attempt in Ts: exit 3, output matched 'error:' (no attempts left)"
+}
+
+@test "the messages name the ERE that decided: the first line that did" {
+	OUT='connection reset by peer\n' CODE=1 run -1 --separate-stderr \
+	    "$RETRY" -n 1 --retry-if-output=timeout \
+	    --retry-if-output='reset by peer' -- "$SPEAK"
+	expect_stderr "retry: giving up after 1 attempt in Ts: exit 1, output matched 'reset by peer' (no attempts left)"
+	OUT='a1\nb1\n' CODE=1 run -1 --separate-stderr "$RETRY" -n 1 \
+	    --retry-if-output=b --retry-if-output=a -- "$SPEAK"
+	expect_stderr "retry: giving up after 1 attempt in Ts: exit 1, output matched 'a' (no attempts left)"
+	# A stronger kind on a later line decides instead.
+	OUT='a1\nb1\n' CODE=1 run -1 --separate-stderr "$RETRY" -n 2 -b 0 \
+	    --retry-if-output=a --stop-if-output=b -- "$SPEAK"
+	expect_stderr "retry: giving up after 1 attempt in Ts: exit 1, output matched 'b' (not retried)"
+}
+
+@test "-v and the JSON log name the ERE" {
+	OUT1='busy\n' CODE1=1 OUT='' CODE=0 run -0 --separate-stderr "$RETRY" \
+	    -v -n 2 -b 0 --retry-if-output=busy -- "$SPEAK"
+	[ "${#stderr_lines[@]}" -eq 6 ]
+	[ "${stderr_lines[0]}" = "retry: attempt 1/2 starting" ]
+	[[ ${stderr_lines[1]} == "retry: attempt 1/2 ended after "*"s: exit 1, output matched 'busy'" ]]
+	[ "${stderr_lines[2]}" = "$(failed 1 2 "exit 1, output matched 'busy'")" ]
+	[ "${stderr_lines[3]}" = "retry: attempt 2/2 starting" ]
+	[[ ${stderr_lines[4]} == "retry: attempt 2/2 ended after "*"s: exit 0" ]]
+	[[ ${stderr_lines[5]} == "retry: succeeded on attempt 2 after "*s ]]
+	OUT1='say "hi"\n' CODE1=1 OUT='' CODE=0 run -0 --separate-stderr \
+	    "$RETRY" --log-format=json -n 2 -b 0 \
+	    --retry-if-output='"hi"' -- "$SPEAK"
+	[ "${#stderr_lines[@]}" -eq 7 ]
+	[[ ${stderr_lines[2]} == '{"event":"attempt_end",'*',"attempt":1,"outcome":"exit","value":1,"status":1,"duration":'*',"output_matched":"\"hi\""}' ]]
+	[[ ${stderr_lines[5]} == '{"event":"attempt_end",'*',"attempt":2,'*',"duration":'*[0-9]'}' ]]
+}
+
+@test "an invalid ERE is a usage error, for each kind, with --dry-run too" {
+	local kind glibc=0
+	# Only glibc's regerror() says it in these words.
+	getconf GNU_LIBC_VERSION >/dev/null 2>&1 && glibc=1
+	for kind in success stop retry; do
+		run -125 --separate-stderr "$RETRY" "--$kind-if-output=(" -- true
+		[ "$output" = "" ]
+		if ((glibc)); then
+			expect_stderr "retry: invalid --$kind-if-output '(': Unmatched ( or \\(; try 'retry --help'"
+		else
+			[[ $stderr == "retry: invalid --$kind-if-output '(': "?*"; try 'retry --help'" ]]
+		fi
+		run -125 --separate-stderr "$RETRY" --dry-run \
+		    --retry-if-output=ok "--$kind-if-output=a{2"
+		[ "$output" = "" ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ $stderr == "retry: invalid --$kind-if-output 'a{2': "?*"; try 'retry --help'" ]]
+	done
+}
+
+@test "each kind of condition may be given 16 times, not 17" {
+	local i opts=()
+	for ((i = 1; i <= 16; i++)); do
+		opts+=("--stop-if-output=^x$i\$")
+	done
+	OUT='x16\n' CODE=1 run -1 --separate-stderr "$RETRY" -n 2 -b 0 \
+	    "${opts[@]}" -- "$SPEAK"
+	expect_stderr "retry: giving up after 1 attempt in Ts: exit 1, output matched '^x16\$' (not retried)"
+	run -125 --separate-stderr "$RETRY" -n 2 -b 0 "${opts[@]}" \
+	    --stop-if-output=17th -- true
+	[ "$output" = "" ]
+	expect_stderr "retry: invalid --stop-if-output '17th': too many, the limit is 16; try 'retry --help'"
+}
+
+@test "--dry-run prints the same table with conditions as without" {
+	run -0 --separate-stderr "$RETRY" --dry-run --seed 3 -n 4
+	local plain=$output
+	run -0 --separate-stderr "$RETRY" --dry-run --seed 3 -n 4 \
+	    --retry-if-output=a --stop-if-output=b --success-if-output=c
+	[ "$output" = "$plain" ]
+	expect_stderr
+}
+
+@test "without a condition the command's stdout and stderr are retry's own" {
+	[[ -d /proc/self/fd ]] || skip "no /proc/self/fd"
+	local probe='readlink /proc/$$/fd/1; readlink /proc/$$/fd/2 >&2'
+	"$RETRY" -n 1 -- sh -c "$probe" >"$WORK/out" 2>"$WORK/err"
+	[ "$(<"$WORK/out")" = "$(cd -P "$WORK" && pwd)/out" ]
+	[ "$(<"$WORK/err")" = "$(cd -P "$WORK" && pwd)/err" ]
+	"$RETRY" -n 1 --retry-if-output=x -- sh -c "$probe" >"$WORK/out" \
+	    2>"$WORK/err"
+	[[ $(<"$WORK/out") == pipe:* ]]
+	[[ $(<"$WORK/err") == pipe:* ]]
+}

@@ -1,0 +1,133 @@
+# Helpers of the issue 11 suites (jobcontrol, forward, limits, held):
+# load it after helpers/common and helpers/proc-common.
+# shellcheck shell=bash
+
+FIELD_COUNT=$ROOT/tests/helpers/field-count
+export FIELD_COUNT
+
+# The time in microseconds, from bash's own clock: no fork.
+now_us() {
+	local t=${EPOCHREALTIME/[.,]/}
+	echo "$((10#$t))"
+}
+
+# Microseconds in a decimal number of seconds ("1", "0.5", "2.25").
+seconds_us() {
+	local int=${1%%.*} frac=
+	[[ $1 == *.* ]] && frac=${1#*.}
+	frac=${frac}000000
+	echo "$((10#${int:-0} * 1000000 + 10#${frac:0:6}))"
+}
+
+# field_poll SECONDS COMMAND...: runs COMMAND every 10 ms until it
+# succeeds; fails, saying which, if it has not within SECONDS.
+field_poll() {
+	local end
+	end=$(($(now_us) + $(seconds_us "$1")))
+	shift
+	until "$@" 2>/dev/null; do
+		if (($(now_us) > end)); then
+			echo "timed out waiting for: $*" >&2
+			return 1
+		fi
+		sleep 0.01
+	done
+}
+
+# A test whose tool is missing is skipped, with one line that says why;
+# under CI=true it fails instead, since CI must run every test.
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	if [[ ${CI:-} == true ]]; then
+		echo "$1 is not installed: CI must run this test" >&2
+		return 1
+	fi
+	skip "$1 is not installed: this test needs it"
+}
+
+# Whether process $1 has ended: gone, or a zombie (who reaps an orphan is
+# init's business).
+is_dead() {
+	local state
+	state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+	[[ $state == [ZX]* ]]
+}
+
+# Whether process $1 is stopped (state T).
+is_stopped() {
+	local state
+	state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	[[ $state == T* ]]
+}
+
+# Whether process $1 is in the foreground process group of its terminal
+# (the 8th field of /proc/PID/stat, tpgid, is its group, the 5th).
+in_foreground() {
+	local f
+	read -ra f <<<"$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null)" || return 1
+	((${#f[@]} > 5)) && [[ ${f[2]} == "${f[5]}" ]]
+}
+
+# Succeeds if the command fails: `! cmd` in a test would never fail it
+# (set -e ignores a negated command).
+not() {
+	! "$@"
+}
+
+# Whether process $1 runs: alive and not stopped.
+is_running() {
+	local state
+	state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	[[ $state != [TtZX]* ]]
+}
+
+# The number of lines of file $1 (0 if there is none).
+lines_of() {
+	if [[ -e $1 ]]; then
+		wc -l <"$1"
+	else
+		echo 0
+	fi
+}
+
+# Whether file $1 has at least $2 lines.
+has_lines() {
+	(($(lines_of "$1") >= $2))
+}
+
+# ---- a real terminal: tmux ---------------------------------------------
+
+# Starts a tmux server with an interactive bash in a 120x30 window, and
+# waits until it runs commands.  Skips (fails under CI=true) without tmux.
+tmux_setup() {
+	need_tool tmux
+	SOCK=$WORK/tmux.sock
+	export SOCK
+	# The server must not hold a descriptor of bats.
+	(detached tmux -S "$SOCK" -f /dev/null new-session -d -s t -x 120 \
+	    -y 30 "env PS1='$ ' bash --norc --noprofile -i")
+	type_line "echo up >'$WORK/up'"
+	wait_for_file "$WORK/up"
+}
+
+tmux_teardown() {
+	[[ -n ${SOCK:-} ]] && tmux -S "$SOCK" kill-server 2>/dev/null
+	return 0
+}
+
+# Types a line into the shell of the terminal, then Enter.
+type_line() {
+	tmux -S "$SOCK" send-keys -t t -l "$1"
+	tmux -S "$SOCK" send-keys -t t Enter
+}
+
+# Sends keys (tmux names: C-c, C-d, C-z) to the terminal.
+keys() {
+	tmux -S "$SOCK" send-keys -t t "$@"
+}
+
+# What the terminal shows, for a failing test's output.
+show_pane() {
+	echo "--- the terminal:" >&2
+	tmux -S "$SOCK" capture-pane -p -t t >&2
+}
