@@ -32,7 +32,10 @@ ASAN_OPTIONS="$ASAN_OPTIONS:strict_string_checks=1"
 ASAN_OPTIONS="$ASAN_OPTIONS:detect_stack_use_after_return=1"
 UBSAN_OPTIONS="log_path=$logs/ubsan:halt_on_error=1:abort_on_error=0"
 UBSAN_OPTIONS="$UBSAN_OPTIONS:print_stacktrace=1:report_error_type=1"
-export ASAN_OPTIONS UBSAN_OPTIONS
+# Tests that move large amounts of data scale them down under the
+# sanitizers, which make every byte several times dearer.
+RETRY_SANITIZED=1
+export ASAN_OPTIONS UBSAN_OPTIONS RETRY_SANITIZED
 
 # reports: the non-empty files in the log directory, one per line.
 reports() {

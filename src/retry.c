@@ -327,9 +327,16 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	release_output(r, k, false);
 	log_retrying(&r->log, k, o, sleep, backoff_window(&r->cfg->sched,
 	    step), &r->cfg->sched.jitter);
-	run_hook(r, "--on-retry", r->cfg->on_retry, k, o, sleep, r->deadline);
-	if (r->deadline != 0 && mono_now() >= r->deadline)
-		return "--max-time reached";
+	if (r->cfg->on_retry != NULL) {
+		/* The hook is no part of the backoff: the whole sleep follows. */
+		run_hook(r, "--on-retry", r->cfg->on_retry, k, o, sleep,
+		    r->deadline);
+		now = mono_now();
+		if (r->deadline != 0 && now >= r->deadline)
+			return "--max-time reached";
+		if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
+			return "the next sleep would pass --max-time";
+	}
 	sig = proc_sleep(&r->sigs, nsec_add(now, sleep),
 	    log_counts_down(&r->log) ? log_countdown : NULL, &r->log);
 	log_sleep_done(&r->log);
