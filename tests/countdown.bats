@@ -182,39 +182,31 @@ tokens() {
 	[[ ${lines[2]} =~ ^'retry: stopped by INT after attempt 1/2 in '[0-9]+\.[0-9]{3}s'<CR>'$ ]]
 }
 
+# plain_lines SLEEP: the terminal's bytes in $output, of a run of CMD with
+# -n 2 that waits SLEEP, are plain lines, without the status line.
+plain_lines() {
+	local t
+	[[ $status -eq 7 && -z $stderr ]] &&
+	    t=$(tokens) && mapfile -t lines <<<"$t" &&
+	    [[ ${#lines[@]} -eq 4 && ${lines[0]} == "out 1<CR>" &&
+	    ${lines[1]} == "retry: attempt 1/2 failed (exit 7), next in $1<CR>" &&
+	    ${lines[2]} == "out 2<CR>" && ${lines[3]} =~ ^$(gave_up 2 7)'<CR>'$ ]] ||
+	    { echo "not plain lines: $output" >&2; return 1; }
+}
+
 @test "on a terminal whose TERM is dumb or unset, plain lines only" {
-	local term
-	for term in TERM=dumb TERM= -u; do
-		if [[ $term == -u ]]; then
-			on_terminal env -u TERM "$RETRY" -n 2 -b 0.2 -j none \
-			    "${CMD[@]}"
-		else
-			on_terminal env "$term" "$RETRY" -n 2 -b 0.2 -j none \
-			    "${CMD[@]}"
-		fi
-		[ "$status" -eq 7 ]
-		[ "$stderr" = "" ]
-		t=$(tokens)
-		mapfile -t lines <<<"$t"
-		[ "${#lines[@]}" -eq 4 ]
-		[ "${lines[0]}" = "out 1<CR>" ]
-		[ "${lines[1]}" = \
-		    "retry: attempt 1/2 failed (exit 7), next in 0.200s<CR>" ]
-		[ "${lines[2]}" = "out 2<CR>" ]
-		[[ ${lines[3]} =~ ^$(gave_up 2 7)'<CR>'$ ]]
+	local e opt
+	for e in TERM=dumb TERM= '-u TERM'; do
+		read -ra opt <<<"$e"
+		on_terminal env "${opt[@]}" "$RETRY" -n 2 -b 0.2 -j none \
+		    "${CMD[@]}"
+		plain_lines 0.200s
 	done
 }
 
-@test "a --log-file that is the terminal: the countdown, no time in front" {
-	local t
+@test "a --log-file that is the terminal: no time in front" {
 	on_terminal "$RETRY" --log-file=/dev/tty -n 2 -b 0 -j none "${CMD[@]}"
-	[ "$status" -eq 7 ]
-	[ "$stderr" = "" ]
-	t=$(tokens)
-	mapfile -t lines <<<"$t"
-	[ "${#lines[@]}" -eq 4 ]
-	[ "${lines[1]}" = "retry: attempt 1/2 failed (exit 7), next in 0.000s<CR>" ]
-	[[ ${lines[3]} =~ ^$(gave_up 2 7)'<CR>'$ ]]
+	plain_lines 0.000s
 }
 
 # tmux_screen COLUMNS ARG...: runs the command in a tmux pane that wide

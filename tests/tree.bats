@@ -80,7 +80,8 @@ forwarded_leaves_background() {
 	kill -s "$1" "$RPID"
 	bg_wait
 	[ "$WS" = "signal $(signum "$1")" ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by $1 during attempt 1/3 after Ts" ]
 	# Not a synchronisation: time for a wrong KILL (after 100 ms) to land.
 	sleep 0.3
 	[ "$(markers | wc -l)" -eq 1 ]
@@ -206,7 +207,8 @@ retry: succeeded on attempt 2/2 after Ts" ]
 	bg_wait
 	[ "$WS" = "exit 0" ]
 	[ "$(<"$WORK/attempts")" = $'1\n2' ]
-	[ "$(<"$WORK/err")" = \
-	    "retry: attempt 1/3 failed (exit 1), next in 0.001s" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: attempt 1/3 failed (exit 1), next in 0.001s
+retry: succeeded on attempt 2/3 after Ts" ]
 	wait_markers_gone
 }

@@ -44,5 +44,5 @@ wait_gone() {
 # stop and giving up made "T": "retry: succeeded on attempt 2/5 after Ts".
 untimed() {
 	local n='[0-9]+/([0-9]+|inf)'
-	sed -E "s#^(retry: (succeeded on attempt $n after|stopped by [A-Z0-9+]+ (during attempt $n after|after attempt $n in|during the splay after)|giving up after [0-9]+ attempts? in) )[0-9]+\.[0-9]{3}s#\1Ts#" <<<"$1"
+	sed -E "s#(retry: (succeeded on attempt $n after|stopped by [A-Z0-9+]+ (during attempt $n after|after attempt $n in|during the splay after)|giving up after [0-9]+ attempts? in) )[0-9]+\.[0-9]{3}s#\1Ts#" <<<"$1"
 }
