@@ -182,16 +182,21 @@ tokens() {
 	[[ ${lines[2]} =~ ^'retry: stopped by INT after attempt 1/2 in '[0-9]+\.[0-9]{3}s'<CR>'$ ]]
 }
 
-# plain_lines SLEEP: the terminal's bytes in $output, of a run of CMD with
-# -n 2 that waits SLEEP, are plain lines, without the status line.
+# plain_lines SLEEP: the terminal's bytes of a run of CMD with -n 2 that
+# waits SLEEP (on_terminal's $output, $status and $stderr, passed on as
+# $2 $3 $4) are plain lines, without the status line.
 plain_lines() {
 	local t
-	[[ $status -eq 7 && -z $stderr ]] &&
-	    t=$(tokens) && mapfile -t lines <<<"$t" &&
-	    [[ ${#lines[@]} -eq 4 && ${lines[0]} == "out 1<CR>" &&
-	    ${lines[1]} == "retry: attempt 1/2 failed (exit 7), next in $1<CR>" &&
-	    ${lines[2]} == "out 2<CR>" && ${lines[3]} =~ ^$(gave_up 2 7)'<CR>'$ ]] ||
-	    { echo "not plain lines: $output" >&2; return 1; }
+	[ "$3" -eq 7 ]
+	[ "$4" = "" ]
+	t=$(output=$2 tokens)
+	mapfile -t lines <<<"$t"
+	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[0]}" = "out 1<CR>" ]
+	[ "${lines[1]}" = \
+	    "retry: attempt 1/2 failed (exit 7), next in $1<CR>" ]
+	[ "${lines[2]}" = "out 2<CR>" ]
+	[[ ${lines[3]} =~ ^$(gave_up 2 7)'<CR>'$ ]]
 }
 
 @test "on a terminal whose TERM is dumb or unset, plain lines only" {
@@ -200,13 +205,13 @@ plain_lines() {
 		read -ra opt <<<"$e"
 		on_terminal env "${opt[@]}" "$RETRY" -n 2 -b 0.2 -j none \
 		    "${CMD[@]}"
-		plain_lines 0.200s
+		plain_lines 0.200s "$output" "$status" "$stderr"
 	done
 }
 
 @test "a --log-file that is the terminal: no time in front" {
 	on_terminal "$RETRY" --log-file=/dev/tty -n 2 -b 0 -j none "${CMD[@]}"
-	plain_lines 0.000s
+	plain_lines 0.000s "$output" "$status" "$stderr"
 }
 
 # tmux_screen COLUMNS ARG...: runs the command in a tmux pane that wide
