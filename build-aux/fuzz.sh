@@ -24,7 +24,7 @@ fuzzdir=$(cd "$(dirname "$0")/../fuzz" && pwd)
 # Inputs longer than this find nothing new in a parser of one word.
 max_len() {
 	case $1 in
-	options) echo 1024 ;;
+	options | http) echo 1024 ;;
 	*) echo 256 ;;
 	esac
 }

@@ -47,8 +47,9 @@ config_equal(const struct config *a, const struct config *b)
 	    a->replay_stdin == b->replay_stdin &&
 	    a->hold_stdout == b->hold_stdout && a->dry_run == b->dry_run &&
 	    a->verbosity == b->verbosity && a->log_format == b->log_format &&
-	    a->log_file == b->log_file && a->json_log == b->json_log &&
-	    a->preset == b->preset && a->reset_after == b->reset_after &&
+	    a->log_file == b->log_file && a->http_file == b->http_file &&
+	    a->json_log == b->json_log && a->preset == b->preset &&
+	    a->reset_after == b->reset_after &&
 	    a->argv == b->argv;
 }
 
@@ -67,6 +68,7 @@ check_accepted(const struct config *c, char **argv, int argc)
 	CHECK(c->timeout_signal >= 1 && c->timeout_signal < NSIG);
 	CHECK(c->verbosity >= -1 && c->verbosity <= 1);
 	CHECK(c->log_file == NULL || *c->log_file != '\0');
+	CHECK(c->http_file == NULL || *c->http_file != '\0');
 	CHECK(c->json_log == NULL || *c->json_log != '\0');
 	CHECK(c->log_format == LOG_TEXT || c->log_format == LOG_JSON ||
 	    c->log_format == LOG_GITHUB);

@@ -1,6 +1,7 @@
-# mk/quality.mk: included by the Makefile; owned by the quality work.
+# mk/quality.mk: included by GNUmakefile (GNU make only); owned by the
+# quality work.
 #
-# The quality gates of issue 6.  Everything is built under build/, never
+# The quality gates.  Everything is built under build/, never
 # over ./retry; the tools come from build-aux/packages-quality.txt.
 #
 #   make check-sanitize  the whole bats suite against retry built with
@@ -71,8 +72,8 @@ check-valgrind: build/valgrind/retry build/valgrind/quality-canary \
 # --- libFuzzer ------------------------------------------------------------
 # One harness per parser; each checks properties, not only crashes (see
 # the comment at the top of each fuzz/NAME.c).  fuzz-ci runs them two at
-# a time: five harnesses of FUZZ_CI_TIME seconds take three rounds.
-FUZZERS		= duration outcomes signal jitter options
+# a time: six harnesses of FUZZ_CI_TIME seconds take three rounds.
+FUZZERS		= duration outcomes signal jitter options http
 FUZZ_BINS	= $(FUZZERS:%=build/fuzz/%)
 FUZZ_CI_TIME	?= 60
 FUZZ_TIME	?= 900

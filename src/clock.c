@@ -2,7 +2,8 @@
  * clock.c: the clocks.  Every deadline, timeout and elapsed time in retry
  * is an absolute CLOCK_MONOTONIC time in integer nanoseconds, read here,
  * so that a change of the wall clock moves none of them.  The wall clock
- * is read here too, for the timestamps of the logs alone.
+ * is read only to turn a server's HTTP-date (Retry-After) into a delay,
+ * and for the timestamps of the logs.
  */
 #include <time.h>
 
@@ -17,10 +18,6 @@ mono_now(void)
 	return (nsec_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
-/*
- * The wall clock, in nanoseconds since the epoch: only for timestamps
- * that a reader compares with other logs, never for a deadline.
- */
 nsec_t
 wall_now(void)
 {

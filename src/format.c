@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "internal.h"
@@ -103,9 +104,28 @@ format_ms(char *buf, size_t len, nsec_t ns)
 	return snprintf(buf, len, "%lld.%03lld", ms / 1000, ms % 1000);
 }
 
-/* "exit 3", "signal TERM", "timed out", with the output condition. */
+/* Seconds without trailing zeros, as an option would spell them: 60, 1.5. */
 int
-format_outcome(char *buf, size_t len, const struct outcome *o)
+format_short(char *buf, size_t len, nsec_t ns)
+{
+	char s[32];
+	size_t n;
+
+	format_seconds(s, sizeof(s), ns);
+	n = strlen(s);
+	while (n > 0 && s[n - 1] == '0')
+		n--;
+	if (n > 0 && s[n - 1] == '.')
+		n--;
+	return snprintf(buf, len, "%.*s", (int)n, s);
+}
+
+/*
+ * "exit 3", "signal TERM", "timed out", with the output condition: the
+ * outcome without the HTTP status.
+ */
+static int
+format_plain_outcome(char *buf, size_t len, const struct outcome *o)
 {
 	char name[16];
 	int n;
@@ -127,6 +147,28 @@ format_outcome(char *buf, size_t len, const struct outcome *o)
 		n += snprintf(buf + n, len - (size_t)n,
 		    ", output matched '%s'", o->matched_text);
 	return n;
+}
+
+/*
+ * The outcome; with an HTTP response first, "HTTP 503, exit 22", or
+ * "HTTP 503" alone when the command exited 0 and nothing more is said.
+ */
+int
+format_outcome(char *buf, size_t len, const struct outcome *o)
+{
+	int n = 0;
+
+	if (o->http_status != 0) {
+		if (o->kind == OUT_EXIT && o->value == 0 &&
+		    o->matched_text == NULL)
+			return snprintf(buf, len, "HTTP %d", o->http_status);
+		n = snprintf(buf, len, "HTTP %d, ", o->http_status);
+		if (n < 0 || (size_t)n >= len)
+			return n;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return n + format_plain_outcome(buf, len, o);
 }
 
 const char *

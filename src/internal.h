@@ -73,11 +73,17 @@ struct backoff {
 	nsec_t		prev;	/* previous draw, for decorrelated jitter */
 };
 
-/* Sets of outcomes: exit codes 0-255, signals 1-127 and "timeout". */
+/*
+ * Sets of outcomes: exit codes 0-255, signals 1-127 and "timeout", and
+ * the HTTP statuses of --http (200-599, as bits 0-639).
+ */
+#define HTTP_STATUS_MIN	200	/* a final status: 1xx are interim */
+#define HTTP_STATUS_MAX	599
 struct outcome_set {
 	uint64_t	exits[4];
 	uint64_t	signals[2];
 	bool		timeout;
+	uint64_t	http[10];
 };
 
 enum log_format {
@@ -119,6 +125,7 @@ struct config {
 	const char	*on_retry;	/* hook commands, or NULL */
 	const char	*on_give_up;
 	nsec_t		 reset_after;	/* 0: never */
+	const char	*http_file;	/* --http: the response head; or NULL */
 	char		**argv;		/* the command; NULL with --dry-run */
 };
 
@@ -138,6 +145,7 @@ struct outcome {
 	int		stop_signal;	/* a signal retry received: forwarded */
 	int		matched;	/* the output condition, or -1 */
 	const char	*matched_text;	/* its ERE */
+	int		http_status;	/* --http: 200-599; 0: no response */
 };
 
 /* The status as the shell's $? would show it. */
@@ -159,6 +167,9 @@ enum parse_result parse_options(int, char **, struct config *, char *,
 		    size_t);
 void		 config_defaults(struct config *);
 
+/* dryrun.c: --dry-run, the schedule as a table on stdout; returns 0. */
+int		 dry_run(const struct config *);
+
 /* preset.c: the schedules of known systems, for --preset. */
 const char	*preset_apply(const char *, struct config *);
 int		 preset_list(FILE *);
@@ -170,11 +181,13 @@ const char	*parse_factor(const char *, double *);
 const char	*parse_jitter(const char *, struct jitter *);
 const char	*parse_seed(const char *, uint64_t *);
 const char	*parse_signal(const char *, int *);
-const char	*parse_outcomes(const char *, struct outcome_set *);
+const char	*parse_outcomes(const char *, struct outcome_set *,
+		    const struct outcome_set *, char *, size_t);
 const char	*parse_log_format(const char *, enum log_format *);
 void		 outcomes_default_retry(struct outcome_set *);
 void		 outcomes_add_exit(struct outcome_set *, int);
 bool		 outcome_in(const struct outcome_set *, const struct outcome *);
+bool		 outcome_http_in(const struct outcome_set *, int);
 
 /* backoff.c: the schedule, pure and saturating, and the random source. */
 nsec_t		 backoff_window(const struct schedule *, long long);
@@ -192,6 +205,7 @@ struct jsonlog {
 	int		 fd[2];		/* where the JSON lines go */
 	int		 nfd;		/* 0: no JSON log */
 	nsec_t		 t0;		/* what "time" counts from */
+	bool		 http;		/* --http: events carry its fields */
 };
 struct log {
 	int		 fd;		/* the text sink: stderr or --log-file */
@@ -206,18 +220,24 @@ struct log {
 	long long	 max;		/* --attempts, 0: unlimited */
 	char		 status[192];	/* the status line, less the time */
 	char		 plain[256];	/* the line it leaves behind */
+	bool		 http;		/* --http: events carry the status */
+	const char	*retry_after;	/* the next sleep's, or NULL */
+	nsec_t		 server;	/* its delay, or -1 */
 };
 void		 log_open(struct log *, const struct config *);
 void		 log_start(struct log *, const struct config *, nsec_t);
 void		 log_attempt_start(struct log *, long long);
 void		 log_attempt_end(struct log *, long long, const struct outcome *);
+void		 log_server_delay(struct log *, const char *, nsec_t);
 void		 log_retrying(struct log *, long long, const struct outcome *,
 		    nsec_t, nsec_t, const struct jitter *);
 bool		 log_counts_down(const struct log *);
 void		 log_countdown(nsec_t, void *);
 void		 log_sleep_done(struct log *);
 void		 log_finish(struct log *, long long, const struct outcome *,
-		    const char *, nsec_t);
+		    const char *, int, nsec_t);
+void		 log_note(struct log *, long long, const char *, ...)
+		    __printflike(3, 4);
 void		 log_stopped(struct log *, long long, bool, int, int, nsec_t);
 
 /* jsonlog.c: the JSON log's events, for log.c. */
@@ -226,7 +246,7 @@ void		 jsonlog_attempt_start(const struct jsonlog *, long long);
 void		 jsonlog_attempt_end(const struct jsonlog *, long long,
 		    const struct outcome *);
 void		 jsonlog_sleep(const struct jsonlog *, long long, nsec_t, nsec_t,
-		    const struct jitter *);
+		    const struct jitter *, nsec_t);
 void		 jsonlog_summary(const struct jsonlog *, long long, nsec_t, int,
 		    const char *);
 
@@ -237,6 +257,7 @@ int		 format_utc(char *, size_t, nsec_t);
 int		 format_local(char *, size_t, nsec_t);
 int		 format_ms(char *, size_t, nsec_t);
 int		 format_outcome(char *, size_t, const struct outcome *);
+int		 format_short(char *, size_t, nsec_t);
 const char	*format_jitter(const struct jitter *, char *, size_t);
 
 /*
@@ -290,6 +311,38 @@ struct hook {
 };
 int		 hook_run(const struct sigstate *, const struct config *,
 		    const struct hook *);
+/*
+ * http.c: --http, the response head that the command saved (as curl -D
+ * writes it) and the server's Retry-After.  The parsers neither print
+ * nor exit, for the fuzz harness.
+ */
+#define HTTP_HEAD_MAX	((size_t)64 * 1024)	/* bytes of FILE read */
+#define HTTP_VALUE_MAX	64		/* a Retry-After value kept */
+struct http_head {
+	int		status;		/* the last final status; 0: none */
+	int		retry_after_fields;	/* in that head */
+	bool		retry_after_bad;	/* too long or not printable */
+	char		retry_after[HTTP_VALUE_MAX];	/* the first, trimmed */
+};
+int		 http_reset(const char *);
+int		 http_load(const char *, struct http_head *);
+void		 http_parse_head(const char *, size_t, struct http_head *);
+bool		 http_parse_retry_after(const char *, nsec_t, nsec_t *);
+enum http_rule {
+	HTTP_NEXT,		/* the exit status decides */
+	HTTP_SUCCEED,
+	HTTP_STOP,
+	HTTP_RETRY
+};
+enum http_rule	 http_policy(const struct config *, int);
+enum http_wait {
+	HTTP_WAIT_NONE,
+	HTTP_WAIT,
+	HTTP_WAIT_IGNORED,
+	HTTP_WAIT_TOO_LONG
+};
+enum http_wait	 http_wait(const struct http_head *, nsec_t, nsec_t, nsec_t *,
+		    char *, size_t);
 
 /* proc.c: spawning an attempt, waiting for it, timing it out. */
 void		 proc_init(const struct config *);
@@ -303,6 +356,7 @@ int		 proc_clear_leftovers(const struct sigstate *,
 /* spawn.c: starting the command, and telling a failed exec apart. */
 int		 spawn_command(const struct sigstate *, char **, char **,
 		    const struct attempt_io *, pid_t *);
+bool		 spawn_first_part_runs(const char *);
 
 /* leftovers.c: the processes an attempt left behind, per platform. */
 #define LEFTOVER_WATCH	32

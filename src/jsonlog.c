@@ -242,13 +242,21 @@ jsonlog_attempt_end(const struct jsonlog *jl, long long k,
 		json_field(buf, sizeof(buf), ",\"output_matched\":");
 		json_string(buf, sizeof(buf), o->matched_text);
 	}
+	if (jl->http && o->http_status != 0)
+		json_field(buf, sizeof(buf), ",\"http_status\":%d",
+		    o->http_status);
+	else if (jl->http)
+		json_field(buf, sizeof(buf), ",\"http_status\":null");
 	json_end(jl, buf, sizeof(buf));
 }
 
-/* Attempt k failed; the next one comes after sleep, drawn from window. */
+/*
+ * Attempt k failed; the next one comes after sleep, drawn from window,
+ * with the server's delay in it (--http), or -1.
+ */
 void
 jsonlog_sleep(const struct jsonlog *jl, long long k, nsec_t sleep,
-    nsec_t window, const struct jitter *jitter)
+    nsec_t window, const struct jitter *jitter, nsec_t server)
 {
 	char buf[512], jit[64];
 
@@ -260,6 +268,9 @@ jsonlog_sleep(const struct jsonlog *jl, long long k, nsec_t sleep,
 	json_seconds(buf, sizeof(buf), "window", window);
 	json_field(buf, sizeof(buf), ",\"jitter\":");
 	json_string(buf, sizeof(buf), format_jitter(jitter, jit, sizeof(jit)));
+	if (jl->http)
+		json_seconds(buf, sizeof(buf), "retry_after",
+		    server >= 0 ? server : NSEC_INF);
 	json_end(jl, buf, sizeof(buf));
 }
 

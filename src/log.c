@@ -71,6 +71,8 @@ log_open(struct log *lg, const struct config *cfg)
 	lg->format = cfg->log_format;
 	lg->verbosity = cfg->verbosity;
 	lg->max = cfg->attempts;
+	lg->http = lg->json.http = cfg->http_file != NULL;
+	lg->server = -1;
 	if (cfg->log_file != NULL) {
 		lg->fd = open_append(cfg->log_file, "--log-file");
 		lg->stamp = lg->format == LOG_TEXT && is_regular(lg->fd);
@@ -222,16 +224,32 @@ log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 }
 
 /*
+ * --http: the next sleep, which log_retrying() reports, includes server,
+ * the delay that the server's Retry-After (the value ra) asked for; ra
+ * NULL and server -1: none.
+ */
+void
+log_server_delay(struct log *lg, const char *ra, nsec_t server)
+{
+	lg->retry_after = ra;
+	lg->server = server;
+}
+
+/*
  * An attempt failed and the next one comes after sleep, drawn by the
- * jitter mode from the window.
+ * jitter mode from the window, plus the server's delay if there is one.
  */
 void
 log_retrying(struct log *lg, long long k, const struct outcome *o,
     nsec_t sleep, nsec_t window, const struct jitter *jitter)
 {
-	char name[48], what[64], d[32], start[64];
+	char name[48], what[64], d[32], start[64], ra[128] = "";
+	nsec_t server = lg->server;
 
-	jsonlog_sleep(&lg->json, k, sleep, window, jitter);
+	if (lg->retry_after != NULL)
+		snprintf(ra, sizeof(ra), " (Retry-After: %s)", lg->retry_after);
+	log_server_delay(lg, NULL, -1);	/* for this sleep only */
+	jsonlog_sleep(&lg->json, k, sleep, window, jitter, server);
 	if (!says(lg, 0))
 		return;
 	attempt_name(lg, k, name, sizeof(name));
@@ -239,14 +257,14 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 	format_ms(d, sizeof(d), sleep);
 	if (lg->format == LOG_GITHUB) {
 		gh_annotate(lg, "warning", "attempt %s failed (%s), next in "
-		    "%ss", name, what, d);
+		    "%ss%s", name, what, d, ra);
 		return;
 	}
 	snprintf(lg->status, sizeof(lg->status), "%s: attempt %s failed (%s)",
 	    getprogname(), name, what);
 	line_start(lg, start, sizeof(start));
 	snprintf(lg->plain, sizeof(lg->plain), "%sattempt %s failed (%s), "
-	    "next in %ss\n", start, name, what, d);
+	    "next in %ss%s\n", start, name, what, d, ra);
 	if (!lg->countdown)
 		fd_write_all(lg->fd, lg->plain, strlen(lg->plain));
 }
@@ -294,29 +312,51 @@ log_sleep_done(struct log *lg)
 
 /*
  * The end of the run after k attempts and elapsed; reason is NULL on
- * success.  A success says so when it needed retries, or with -v.
+ * success.  status is what retry exits with: 1, not the command's 0, when
+ * it gives up.  A success says so when it needed retries, or with -v.
  */
 void
 log_finish(struct log *lg, long long k, const struct outcome *o,
-    const char *reason, nsec_t elapsed)
+    const char *reason, int status, nsec_t elapsed)
 {
-	char name[48], what[64], d[32];
+	char name[48], what[64], d[32], why[96];
 
-	jsonlog_summary(&lg->json, k, elapsed, outcome_status(o),
+	jsonlog_summary(&lg->json, k, elapsed, status,
 	    reason != NULL ? reason : "success");
-	gh_outputs(lg, k, outcome_status(o));
+	gh_outputs(lg, k, status);
+	if (!says(lg, 0))
+		return;
 	format_outcome(what, sizeof(what), o);
 	format_ms(d, sizeof(d), elapsed);
-	if (reason != NULL && lg->format == LOG_GITHUB && says(lg, 0))
-		gh_annotate(lg, "error", "giving up after %lld attempt%s in "
-		    "%ss: %s (%s)", k, k == 1 ? "" : "s", d, what, reason);
-	else if (reason != NULL && says(lg, 0))
-		text(lg, "giving up after %lld attempt%s in %ss: %s (%s)", k,
-		    k == 1 ? "" : "s", d, what, reason);
-	else if (reason == NULL && (says(lg, 1) || (k > 1 && says(lg, 0)))) {
+	if (reason != NULL) {
+		snprintf(why, sizeof(why), status != outcome_status(o) ?
+		    "%s; exiting %d" : "%s", reason, status);
+		if (lg->format == LOG_GITHUB)
+			gh_annotate(lg, "error", "giving up after %lld attempt%s "
+			    "in %ss: %s (%s)", k, k == 1 ? "" : "s", d, what, why);
+		else
+			text(lg, "giving up after %lld attempt%s in %ss: %s (%s)",
+			    k, k == 1 ? "" : "s", d, what, why);
+	} else if (says(lg, 1) || k > 1) {
 		attempt_name(lg, k, name, sizeof(name));
 		text(lg, "succeeded on attempt %s after %ss", name, d);
 	}
+}
+
+/* Something of attempt k that only -v reports, such as an ignored field. */
+void
+log_note(struct log *lg, long long k, const char *fmt, ...)
+{
+	char msg[256], name[48];
+	va_list ap;
+
+	if (!says(lg, 1))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	attempt_name(lg, k, name, sizeof(name));
+	text(lg, "attempt %s: %s", name, msg);
 }
 
 /*

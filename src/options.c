@@ -45,6 +45,7 @@ enum {
 	OPT_RESET_AFTER,
 	OPT_LOG_FORMAT,
 	OPT_LOG_FILE,
+	OPT_HTTP,
 	OPT_JSON_LOG,
 	OPT_PRESET
 };
@@ -71,6 +72,7 @@ static const struct option longopts[] = {
 	{ "hold-stdout",	no_argument,		NULL, 'O' },
 	{ "log-format",		required_argument,	NULL, OPT_LOG_FORMAT },
 	{ "log-file",		required_argument,	NULL, OPT_LOG_FILE },
+	{ "http",		required_argument,	NULL, OPT_HTTP },
 	{ "json-log",		required_argument,	NULL, OPT_JSON_LOG },
 	{ "preset",		required_argument,	NULL, OPT_PRESET },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
@@ -128,9 +130,36 @@ parse_log_value(int opt, const char *arg, struct config *cfg)
 	}
 }
 
-/* The value of one option that takes an argument; NULL or a reason. */
+/*
+ * A LIST of --retry-on, --stop-on or --success-on over that option's
+ * default; why (len bytes) is room for the reason.
+ */
 static const char *
-parse_value(int opt, const char *arg, struct config *cfg)
+parse_list(int opt, const char *arg, struct config *cfg, char *why,
+    size_t len)
+{
+	struct outcome_set dflt;
+
+	memset(&dflt, 0, sizeof(dflt));
+	switch (opt) {
+	case 'r':
+		outcomes_default_retry(&dflt);
+		return parse_outcomes(arg, &cfg->retry_on, &dflt, why, len);
+	case 'x':
+		return parse_outcomes(arg, &cfg->stop_on, &dflt, why, len);
+	default:
+		outcomes_add_exit(&dflt, 0);
+		return parse_outcomes(arg, &cfg->success_on, &dflt, why, len);
+	}
+}
+
+/*
+ * The value of one option that takes an argument; NULL or a reason,
+ * which may be written to why (len bytes).
+ */
+static const char *
+parse_value(int opt, const char *arg, struct config *cfg, char *why,
+    size_t len)
 {
 	struct schedule *s = &cfg->sched;
 
@@ -151,11 +180,9 @@ parse_value(int opt, const char *arg, struct config *cfg)
 		cfg->seeded = true;
 		return parse_seed(arg, &cfg->seed);
 	case 'r':
-		return parse_outcomes(arg, &cfg->retry_on);
 	case 'x':
-		return parse_outcomes(arg, &cfg->stop_on);
 	case OPT_SUCCESS_ON:
-		return parse_outcomes(arg, &cfg->success_on);
+		return parse_list(opt, arg, cfg, why, len);
 	case 't':
 		return parse_duration(arg, &cfg->timeout, false);
 	case 's':
@@ -167,6 +194,9 @@ parse_value(int opt, const char *arg, struct config *cfg)
 	case OPT_PRESET:
 		/* Applied before the other options, by parse_options(). */
 		return preset_apply(arg, NULL);
+	case OPT_HTTP:
+		cfg->http_file = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
 	case OPT_SUCCESS_IF_OUTPUT:
 		return add_output_rule(cfg, MATCH_SUCCESS, arg);
 	case OPT_STOP_IF_OUTPUT:
@@ -303,6 +333,7 @@ parse_options(int argc, char **argv, struct config *cfg, char *err,
     size_t len)
 {
 	const char *why, *cap_arg = NULL, *base_arg = NULL;
+	char whybuf[160];
 	int opt, at;
 
 	config_defaults(cfg);
@@ -327,7 +358,8 @@ parse_options(int argc, char **argv, struct config *cfg, char *err,
 			cap_arg = optarg;
 		else if (opt == 'b')
 			base_arg = optarg;
-		if ((why = parse_value(opt, optarg, cfg)) != NULL) {
+		if ((why = parse_value(opt, optarg, cfg, whybuf,
+		    sizeof(whybuf))) != NULL) {
 			/* A huge value must not push the reason out. */
 			snprintf(err, len, "invalid --%s '%.*s%s': %s",
 			    long_name(opt), VALUE_SHOWN, optarg,

@@ -1,10 +1,12 @@
 /*
  * parse.c: every conversion from a string to a value: durations, counts,
  * factors, jitter modes, seeds, signals, log formats and the LISTs of
- * outcomes, with the sets those LISTs become.  Each converter returns
- * NULL on success or a short reason that options.c puts into its error
- * line.  Nothing here exits or prints, so the fuzz harnesses can drive
- * every function directly.
+ * outcomes (HTTP statuses included), with the sets those LISTs become.
+ * Each converter returns NULL on success or a short reason that
+ * options.c puts into its error line; parse_outcomes() writes its reason,
+ * which names the rejected item, into the caller's buffer.  Nothing here
+ * exits or prints, so the fuzz harnesses can drive every function
+ * directly.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 
@@ -296,11 +299,11 @@ parse_signal(const char *s, int *out)
 const char *
 parse_log_format(const char *s, enum log_format *out)
 {
-	if (strcmp(s, "text") == 0)
+	if (strcasecmp(s, "text") == 0)
 		*out = LOG_TEXT;
-	else if (strcmp(s, "json") == 0)
+	else if (strcasecmp(s, "json") == 0)
 		*out = LOG_JSON;
-	else if (strcmp(s, "github") == 0)
+	else if (strcasecmp(s, "github") == 0)
 		*out = LOG_GITHUB;
 	else
 		return "expected text, json or github";
@@ -319,7 +322,38 @@ has_bit(const uint64_t *words, int n)
 	return (words[n / 64] >> (n % 64)) & 1;
 }
 
-/* One LIST item: an exit code, a range, a signal name or "timeout". */
+static const char unknown_item[] = "unknown item";
+
+/* http:NNN, a final status, or http:Nxx, a class of them. */
+static const char *
+parse_http_item(const char *s, struct outcome_set *set)
+{
+	int lo, hi, n;
+
+	if (!isdigit((unsigned char)s[0]) || s[1] == '\0' || s[2] == '\0' ||
+	    s[3] != '\0')
+		return "expected http:NNN or http:Nxx, such as http:503";
+	lo = s[0] - '0';
+	if (strcasecmp(s + 1, "xx") == 0) {
+		lo *= 100;
+		hi = lo + 99;
+	} else if (isdigit((unsigned char)s[1]) &&
+	    isdigit((unsigned char)s[2])) {
+		lo = lo * 100 + (s[1] - '0') * 10 + (s[2] - '0');
+		hi = lo;
+	} else
+		return "expected http:NNN or http:Nxx, such as http:503";
+	if (lo < HTTP_STATUS_MIN || hi > HTTP_STATUS_MAX)
+		return "HTTP statuses go from 200 to 599";
+	for (n = lo; n <= hi; n++)
+		set_bit(set->http, n);
+	return NULL;
+}
+
+/*
+ * One LIST item: an exit code, a range, a signal name, "timeout", or an
+ * HTTP status.
+ */
 static const char *
 parse_outcome_item(const char *item, struct outcome_set *set)
 {
@@ -332,10 +366,11 @@ parse_outcome_item(const char *item, struct outcome_set *set)
 		set->timeout = true;
 		return NULL;
 	}
+	if (strncasecmp(item, "http:", 5) == 0)
+		return parse_http_item(item + 5, set);
 	if (!isdigit((unsigned char)*item)) {
 		if ((sig = sig_number(item)) <= 0)
-			return "unknown item (expected exit codes 0-255, "
-			    "ranges such as 1-125, signal names or timeout)";
+			return unknown_item;
 		set_bit(set->signals, sig);
 		return NULL;
 	}
@@ -363,31 +398,95 @@ parse_outcome_item(const char *item, struct outcome_set *set)
 	return NULL;
 }
 
-const char *
-parse_outcomes(const char *s, struct outcome_set *set)
+static bool
+any_bit(const uint64_t *words, size_t n)
 {
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (words[i] != 0)
+			return true;
+	return false;
+}
+
+#define NWORDS(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The set that a LIST and the option's default make: a LIST that starts
+ * with + adds to the default.  Otherwise it replaces the default of each
+ * part it names: exit codes, signals and timeout are one part, HTTP
+ * statuses the other, so that -r http:404 still retries a failed
+ * connection as the default does.
+ */
+static void
+merge_default(struct outcome_set *set, const struct outcome_set *add,
+    const struct outcome_set *dflt, bool plus)
+{
+	size_t i;
+
+	*set = *dflt;
+	if (!plus && (any_bit(add->exits, NWORDS(add->exits)) ||
+	    any_bit(add->signals, NWORDS(add->signals)) || add->timeout)) {
+		memset(set->exits, 0, sizeof(set->exits));
+		memset(set->signals, 0, sizeof(set->signals));
+		set->timeout = false;
+	}
+	if (!plus && any_bit(add->http, NWORDS(add->http)))
+		memset(set->http, 0, sizeof(set->http));
+	for (i = 0; i < NWORDS(set->exits); i++)
+		set->exits[i] |= add->exits[i];
+	for (i = 0; i < NWORDS(set->signals); i++)
+		set->signals[i] |= add->signals[i];
+	for (i = 0; i < NWORDS(set->http); i++)
+		set->http[i] |= add->http[i];
+	set->timeout = set->timeout || add->timeout;
+}
+
+/*
+ * A LIST, over the option's default dflt.  On an error, why (len bytes)
+ * gets a reason that names the item, and set is left alone.
+ */
+const char *
+parse_outcomes(const char *s, struct outcome_set *set,
+    const struct outcome_set *dflt, char *why, size_t whylen)
+{
+	struct outcome_set add;
 	char item[64];
-	const char *why, *comma;
+	const char *bad, *comma;
+	bool plus = *s == '+';
 	size_t len;
 
-	memset(set, 0, sizeof(*set));
-	if (*s == '\0')
-		return "empty list";
+	memset(&add, 0, sizeof(add));
+	s += plus;
+	if (*s == '\0') {
+		snprintf(why, whylen, "empty list");
+		return why;
+	}
 	for (;;) {
 		comma = strchr(s, ',');
 		len = comma != NULL ? (size_t)(comma - s) : strlen(s);
-		if (len == 0)
-			return "empty item in list";
-		if (len >= sizeof(item))
-			return "item too long";
+		if (len == 0) {
+			snprintf(why, whylen, "empty item in list");
+			return why;
+		}
+		if (len >= sizeof(item)) {
+			snprintf(why, whylen, "item '%.20s...' is too long", s);
+			return why;
+		}
 		memcpy(item, s, len);
 		item[len] = '\0';
-		if ((why = parse_outcome_item(item, set)) != NULL)
+		if ((bad = parse_outcome_item(item, &add)) == unknown_item)
+			snprintf(why, whylen, "unknown item '%s'", item);
+		else if (bad != NULL)
+			snprintf(why, whylen, "item '%s': %s", item, bad);
+		if (bad != NULL)
 			return why;
 		if (comma == NULL)
-			return NULL;
+			break;
 		s = comma + 1;
 	}
+	merge_default(set, &add, dflt, plus);
+	return NULL;
 }
 
 bool
@@ -402,6 +501,14 @@ outcome_in(const struct outcome_set *set, const struct outcome *o)
 	default:
 		return has_bit(set->exits, o->value & 255);
 	}
+}
+
+/* Whether an HTTP status (0: no response) is in the set. */
+bool
+outcome_http_in(const struct outcome_set *set, int status)
+{
+	return status >= HTTP_STATUS_MIN && status <= HTTP_STATUS_MAX &&
+	    has_bit(set->http, status);
 }
 
 /* The default of --retry-on; see retry(1). */

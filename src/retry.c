@@ -3,7 +3,7 @@
  * jitter, and exit with the status of the final attempt.
  *
  * This file holds main, the usage text, the attempt loop, the decision
- * after each attempt, the dry run and the final status.  Calls run one
+ * after each attempt and the final status.  Calls run one
  * way only, from here down to the leaves; no file below calls one above
  * it, and none of them keeps state but the signal flags:
  *
@@ -11,15 +11,17 @@
  *	 |- options.c	the command line, into a struct config
  *	 |   |- preset.c	the schedules of --preset (also --preset=list)
  *	 |   `- parse.c	every conversion from a string
+ *	 |- dryrun.c	--dry-run: the schedule as a table
  *	 |- backoff.c	the schedule and the random source
  *	 |- log.c	progress messages: text, workflow commands, JSON
  *	 |   `- jsonlog.c	the JSON log's events
  *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
+ *	 |- http.c	--http: the response head and its Retry-After
  *	 `- proc.c	spawning an attempt, waiting, timing it out
  *	     `- leftovers.c	what an attempt left running, per platform
- *	format.c	values as text (used by parse.c, log.c, retry.c)
+ *	format.c	values as text (used by parse.c, log.c, dryrun.c, ...)
  *	signals.c	handlers, masks, names, the one wait for events
- *	clock.c		the monotonic clock, and the wall clock for logs
+ *	clock.c		the monotonic clock, and the wall clock for dates, logs
  *
  * The last three are leaves that any file above may call.  Every
  * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c or
@@ -58,6 +60,11 @@ static const char help_text[] =
 "        [1-255 but 126,127; timeout; signals but INT, TERM, HUP, QUIT, PIPE]\n"
 "  -x, --stop-on=LIST        outcomes never retried; wins over -r         [none]\n"
 "      --success-on=LIST     outcomes that count as success                  [0]\n"
+"      --http=FILE           read the HTTP status and Retry-After that the\n"
+"                            command saves in FILE (curl -D FILE)      [none]\n"
+"  LIST items may also be HTTP statuses, http:NNN or http:Nxx; with --http,\n"
+"  408, 429, 500, 502, 503 and 504 are retried, other statuses from 400 not.\n"
+"  A LIST that starts with + adds to the default instead: -r +75.\n"
 "      --success-if-output=ERE  a line matching ERE: success               [none]\n"
 "      --stop-if-output=ERE  a line matching ERE: not retried              [none]\n"
 "      --retry-if-output=ERE a line matching ERE: retried                  [none]\n"
@@ -103,6 +110,9 @@ struct run {
 	char		**envp;
 	char		 env_attempt[STATUS_BUF];
 	char		 env_prev[STATUS_BUF];
+	char		 env_prev_http[STATUS_BUF];
+	struct http_head head;		/* --http: the last attempt's */
+	char		 why[128];	/* a reason that holds values */
 	nsec_t		 t0;		/* when the first attempt started */
 	nsec_t		 deadline;	/* --max-time after t0; 0: none */
 };
@@ -126,17 +136,19 @@ build_env(struct run *r, char *max)
 
 	for (e = environ; *e != NULL; e++)
 		n++;
-	if ((env = calloc(n + 4, sizeof(*env))) == NULL)
+	if ((env = calloc(n + 5, sizeof(*env))) == NULL)
 		err(EXIT_CANCELED, NULL);
 	n = 0;
 	for (e = environ; *e != NULL; e++)
 		if (strncmp(*e, "RETRY_ATTEMPT=", 14) != 0 &&
 		    strncmp(*e, "RETRY_MAX_ATTEMPTS=", 19) != 0 &&
-		    strncmp(*e, "RETRY_PREV_STATUS=", 18) != 0)
+		    strncmp(*e, "RETRY_PREV_STATUS=", 18) != 0 &&
+		    strncmp(*e, "RETRY_PREV_HTTP_STATUS=", 23) != 0)
 			env[n++] = *e;
 	env[n++] = r->env_attempt;
 	env[n++] = max;
 	env[n++] = r->env_prev;
+	env[n++] = r->env_prev_http;
 	return env;
 }
 
@@ -151,6 +163,12 @@ set_attempt_env(struct run *r, long long k, const struct outcome *prev)
 	else
 		snprintf(r->env_prev, sizeof(r->env_prev),
 		    "RETRY_PREV_STATUS=%d", outcome_status(prev));
+	if (prev == NULL || prev->http_status == 0)
+		snprintf(r->env_prev_http, sizeof(r->env_prev_http),
+		    "RETRY_PREV_HTTP_STATUS=");
+	else
+		snprintf(r->env_prev_http, sizeof(r->env_prev_http),
+		    "RETRY_PREV_HTTP_STATUS=%d", prev->http_status);
 }
 
 enum verdict {
@@ -168,12 +186,21 @@ decide(const struct config *cfg, const struct outcome *o)
 		[MATCH_STOP] = STOP,
 		[MATCH_RETRY] = RETRY,
 	};
+	static const enum verdict by_http[] = {
+		[HTTP_SUCCEED] = SUCCEED,
+		[HTTP_STOP] = STOP,
+		[HTTP_RETRY] = RETRY,
+	};
+	enum http_rule h;
 
 	if (o->kind == OUT_NOEXEC)
 		return outcome_in(&cfg->retry_on, o) &&
 		    !outcome_in(&cfg->stop_on, o) ? RETRY : STOP;
 	if (o->matched != -1)
 		return by_output[o->matched];
+	if (o->http_status != 0 &&
+	    (h = http_policy(cfg, o->http_status)) != HTTP_NEXT)
+		return by_http[h];
 	if (outcome_in(&cfg->success_on, o))
 		return SUCCEED;
 	if (outcome_in(&cfg->stop_on, o))
@@ -260,15 +287,54 @@ give_up_deadline(const struct run *r)
 	return grace > r->deadline ? grace : r->deadline;
 }
 
+/*
+ * The run ends after attempt k; reason is NULL on success.  A run that
+ * gives up never exits 0: when the policy did not count an exit 0 as a
+ * success, retry exits 1.
+ */
 static _Noreturn void
 finish(struct run *r, long long k, const struct outcome *o,
     const char *reason)
 {
-	log_finish(&r->log, k, o, reason, mono_now() - r->t0);
+	bool zero = reason != NULL && outcome_status(o) == 0;
+
+	log_finish(&r->log, k, o, reason, zero ? 1 : outcome_status(o),
+	    mono_now() - r->t0);
 	if (reason != NULL)
 		run_hook(r, "--on-give-up", r->cfg->on_give_up, k, o, -1,
 		    give_up_deadline(r));
+	if (zero)
+		exit(1);
 	exit_as(o);
+}
+
+/* The command could not be started: say why, and that no shell ran. */
+static void
+cannot_run(const struct run *r, const struct outcome *o)
+{
+	const char *cmd = r->cfg->argv[0];
+
+	if (o->error == ENOENT && spawn_first_part_runs(cmd))
+		warnx("cannot run %s: %s (the command is not run through a "
+		    "shell: give it and its arguments as separate words)", cmd,
+		    strerror(o->error));
+	else
+		warnx("cannot run %s: %s", cmd, strerror(o->error));
+}
+
+/* --http: the head the attempt saved, its status into o. */
+static void
+read_head(struct run *r, long long k, struct outcome *o)
+{
+	const char *path = r->cfg->http_file;
+	int error;
+
+	if (path == NULL)
+		return;
+	if ((error = http_load(path, &r->head)) != 0)
+		log_note(&r->log, k, "%s: %s, taken as no response", path,
+		    error == EFBIG ? "more than 64 KiB" : strerror(error));
+	o->http_status = error == 0 ? r->head.status : 0;
 }
 
 static void
@@ -276,8 +342,12 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
     struct outcome *o)
 {
 	struct attempt_io io;
+	int error;
 
 	set_attempt_env(r, k, prev);
+	if (r->cfg->http_file != NULL &&
+	    (error = http_reset(r->cfg->http_file)) != 0)
+		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
 	spools_begin(r->spools, &io, r->matcher == NULL);
 	io.err = -1;
 	io.pump[1] = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
@@ -290,8 +360,32 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 	if (r->matcher != NULL)
 		o->matched = matcher_end(r->matcher, &o->matched_text);
 	if (o->kind == OUT_NOEXEC)
-		warnx("cannot run %s: %s", r->cfg->argv[0], strerror(o->error));
+		cannot_run(r, o);
+	read_head(r, k, o);
 	log_attempt_end(&r->log, k, o);
+}
+
+/*
+ * The server's Retry-After on a retried response: its delay in *server
+ * (-1: none), or why the run ends: a delay longer than --cap.
+ */
+static const char *
+server_delay(struct run *r, long long k, const struct outcome *o,
+    nsec_t *server)
+{
+	*server = -1;
+	if (r->cfg->http_file == NULL || o->http_status == 0)
+		return NULL;
+	switch (http_wait(&r->head, wall_now(), r->cfg->sched.cap, server,
+	    r->why, sizeof(r->why))) {
+	case HTTP_WAIT_IGNORED:
+		log_note(&r->log, k, "%s", r->why);
+		return NULL;
+	case HTTP_WAIT_TOO_LONG:
+		return r->why;
+	default:
+		return NULL;
+	}
 }
 
 /*
@@ -308,14 +402,22 @@ next_step(struct run *r, const struct outcome *o)
 	return ++r->step;
 }
 
-/* Waits before attempt k + 1, unless the deadline comes first. */
+/*
+ * Waits before attempt k + 1, unless the deadline comes first: the
+ * jittered draw, plus the server's Retry-After if it gave one.
+ */
 static const char *
 wait_for_next(struct run *r, long long k, const struct outcome *o)
 {
 	long long step = next_step(r, o);
-	nsec_t sleep = backoff_next(&r->backoff, step), now;
+	nsec_t sleep = backoff_next(&r->backoff, step), now, server;
+	const char *why;
 	int sig;
 
+	if ((why = server_delay(r, k, o, &server)) != NULL)
+		return why;
+	if (server > 0)
+		sleep = nsec_add(sleep, server);
 	now = mono_now();
 	if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 		return "the next sleep would pass --max-time";
@@ -325,6 +427,9 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	if (r->deadline != 0 && mono_now() >= r->deadline)
 		return "--max-time reached";
 	release_output(r, k, false);
+	if (r->cfg->http_file != NULL)
+		log_server_delay(&r->log, server >= 0 ? r->head.retry_after :
+		    NULL, server);
 	log_retrying(&r->log, k, o, sleep, backoff_window(&r->cfg->sched,
 	    step), &r->cfg->sched.jitter);
 	if (r->cfg->on_retry != NULL) {
@@ -384,140 +489,6 @@ retry_loop(struct run *r)
 		}
 		prev = o;
 	}
-}
-
-/* The dry run's columns after "attempt": window, min, max, draw, elapsed. */
-#define DRY_COLS	5
-#define DRY_WIDTH	14	/* the least width of a column */
-
-struct dry_table {
-	bool		 sub_ms[DRY_COLS];	/* needs 9 decimals, not 3 */
-	nsec_t		 most[DRY_COLS];	/* the largest finite value */
-	int		 width[DRY_COLS];
-	bool		 print;			/* or only measure */
-	long long	 cut;		/* --max-time ends the run before it */
-	nsec_t		 worst;		/* the sum of the max column */
-};
-
-/* A value of column i as the table shows it; a negative one is "-". */
-static void
-dry_cell(const struct dry_table *t, int i, nsec_t v, char *buf, size_t len)
-{
-	if (v < 0)
-		snprintf(buf, len, "-");
-	else
-		format_fixed(buf, len, v, t->sub_ms[i] ? 9 : 3);
-}
-
-/* One row: measured on the first pass, printed on the second. */
-static void
-dry_row(struct dry_table *t, long long k, const nsec_t v[DRY_COLS])
-{
-	char cell[DRY_COLS][32];
-	int i;
-
-	for (i = 0; i < DRY_COLS; i++) {
-		if (t->print) {
-			dry_cell(t, i, v[i], cell[i], sizeof(cell[i]));
-			continue;
-		}
-		if (v[i] < 0 || v[i] == NSEC_INF)
-			continue;
-		t->sub_ms[i] |= v[i] % NSEC_PER_MSEC != 0;
-		if (v[i] > t->most[i])
-			t->most[i] = v[i];
-	}
-	if (t->print)
-		printf("%7lld %*s %*s %*s %*s %*s\n", k, t->width[0], cell[0],
-		    t->width[1], cell[1], t->width[2], cell[2], t->width[3],
-		    cell[3], t->width[4], cell[4]);
-}
-
-/*
- * The rows, drawn by the same calls in the same order as a real run,
- * with every attempt taken to fail at once.
- */
-static void
-dry_walk(const struct config *cfg, uint64_t seed, struct dry_table *t)
-{
-	const struct schedule *s = &cfg->sched;
-	struct backoff b;
-	nsec_t v[DRY_COLS], since_start = 0, draw;
-	long long k, rows;
-
-	backoff_init(&b, s, true, seed);
-	rows = cfg->attempts != 0 ? cfg->attempts : DRYRUN_UNLIMITED_ROWS;
-	t->cut = 0;
-	v[0] = -1;
-	v[1] = 0;
-	v[2] = t->worst = s->splay;
-	v[3] = v[4] = backoff_splay(&b);
-	dry_row(t, 1, v);
-	for (k = 2; k <= rows; k++) {
-		draw = backoff_next(&b, k - 1);
-		if (cfg->max_time != 0 &&
-		    nsec_add(since_start, draw) >= cfg->max_time) {
-			t->cut = k;
-			break;
-		}
-		since_start = nsec_add(since_start, draw);
-		v[0] = backoff_window(s, k - 1);
-		backoff_bounds(s, k - 1, &v[1], &v[2]);
-		v[3] = draw;
-		v[4] = nsec_add(v[4], draw);
-		t->worst = nsec_add(t->worst, v[2]);
-		dry_row(t, k, v);
-	}
-}
-
-/*
- * --dry-run: the schedule as a table whose columns line up, each with
- * one number of decimals for all its values: a first pass measures the
- * rows, a second prints them, from the same seed.
- */
-static int
-dry_run(const struct config *cfg)
-{
-	struct dry_table t;
-	uint64_t seed = cfg->seed;
-	char w[32];
-	int i;
-
-	if (!cfg->seeded)
-		seed = (uint64_t)arc4random() << 32 | arc4random();
-	memset(&t, 0, sizeof(t));
-	dry_walk(cfg, seed, &t);
-	for (i = 0; i < DRY_COLS; i++) {
-		dry_cell(&t, i, t.most[i], w, sizeof(w));
-		t.width[i] = strlen(w) > DRY_WIDTH ? (int)strlen(w) : DRY_WIDTH;
-	}
-	printf("%7s %*s %*s %*s %*s %*s\n", "attempt", t.width[0], "window",
-	    t.width[1], "min", t.width[2], "max", t.width[3], "draw",
-	    t.width[4], "elapsed");
-	t.print = true;
-	dry_walk(cfg, seed, &t);
-	if (t.cut != 0) {
-		format_seconds(w, sizeof(w), cfg->max_time);
-		printf("# --max-time=%ss ends the run before attempt %lld\n", w,
-		    t.cut);
-	}
-	format_seconds(w, sizeof(w), t.worst);
-	/* A saturated sum prints as "inf", which takes no unit. */
-	printf("# worst-case total sleep for the rows above: %s%s\n", w,
-	    t.worst == NSEC_INF ? "" : "s");
-	if (cfg->reset_after != 0) {
-		format_seconds(w, sizeof(w), cfg->reset_after);
-		printf("# --reset-after=%ss starts the schedule over after an "
-		    "attempt that runs that long; a dry run cannot know how "
-		    "long attempts run\n", w);
-	}
-	/* Not when --max-time cut the table before the 20th row. */
-	if (cfg->attempts == 0 && t.cut == 0)
-		printf("# attempts are unlimited: the first %d are shown\n",
-		    DRYRUN_UNLIMITED_ROWS);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		err(EXIT_CANCELED, "standard output");
-	return 0;
 }
 
 static void

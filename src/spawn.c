@@ -12,6 +12,9 @@
  * waits, and the child resets every handler before it unblocks them:
  * nothing in the child writes retry's memory but the errno.  Elsewhere
  * it is fork(), with the errno sent through a close-on-exec pipe.
+ *
+ * When the command cannot be started, it can also tell whether a word
+ * that holds blanks was a command line meant for a shell.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -23,6 +26,8 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -156,4 +161,36 @@ spawn_command(const struct sigstate *ss, char **argv, char **envp,
 			continue;
 	*pidp = pid;
 	return c.error;
+}
+
+/*
+ * Whether the part of word before its first blank names a program, as a
+ * path or on PATH as execvp(3) searches it: "curl -fsS URL" as one word.
+ */
+bool
+spawn_first_part_runs(const char *word)
+{
+	char part[PATH_MAX], path[PATH_MAX];
+	const char *dirs = getenv("PATH"), *colon;
+	size_t n = strcspn(word, " \t");
+	int dlen;
+
+	if (n == 0 || word[n] == '\0' || n >= sizeof(part))
+		return false;
+	memcpy(part, word, n);
+	part[n] = '\0';
+	if (strchr(part, '/') != NULL)
+		return access(part, X_OK) == 0;
+	for (dirs = dirs != NULL ? dirs : "/usr/bin:/bin";; dirs = colon + 1) {
+		colon = strchr(dirs, ':');
+		dlen = (int)(colon != NULL ? (size_t)(colon - dirs) :
+		    strlen(dirs));
+		/* An empty entry is the current directory. */
+		if (snprintf(path, sizeof(path), "%.*s/%s", dlen > 0 ? dlen : 1,
+		    dlen > 0 ? dirs : ".", part) < (int)sizeof(path) &&
+		    access(path, X_OK) == 0)
+			return true;
+		if (colon == NULL)
+			return false;
+	}
 }

@@ -1,6 +1,5 @@
 #!/usr/bin/env bats
-# Issue 13: --success-if-output, --stop-if-output and --retry-if-output.
-# A line of the command's stdout or stderr (each stream on its own)
+# --success-if-output, --stop-if-output and --retry-if-output: a line of the command's stdout or stderr (each stream on its own)
 # matching an ERE decides the attempt: success, then stop, then retry,
 # all before the exit-code lists.  The bytes themselves are tested in
 # streaming.bats.
@@ -37,14 +36,14 @@ attempts() {
 }
 
 @test "--retry-if-output retries an exit 0 that printed the ERE; giving up exits 1" {
-	# Depends on "a run that gives up never exits 0" (exit 1 there).
+	# A run that gives up never exits 0: exit 1, and the line says so.
 	OUT='error: not ready\n' run -1 --separate-stderr "$RETRY" -n 3 -b 0 \
 	    --retry-if-output='error:' -- "$SPEAK"
 	[ "$output" = $'error: not ready\nerror: not ready\nerror: not ready' ]
 	expect_stderr \
 	    "$(failed 1 3 "exit 0, output matched 'error:'")" \
 	    "$(failed 2 3 "exit 0, output matched 'error:'")" \
-	    "retry: giving up after 3 attempts in Ts: exit 0, output matched 'error:' (no attempts left)"
+	    "retry: giving up after 3 attempts in Ts: exit 0, output matched 'error:' (no attempts left; exiting 1)"
 	attempts 3
 }
 
@@ -109,11 +108,11 @@ attempts() {
 }
 
 @test "--stop-if-output on an exit 0: the run stops and exits 1" {
-	# Depends on "a run that gives up never exits 0" (exit 1 there).
+	# A run that gives up never exits 0: exit 1, and the line says so.
 	OUT='denied\n' CODE=0 run -1 --separate-stderr "$RETRY" -n 3 -b 0 \
 	    --stop-if-output=denied -- "$SPEAK"
 	[ "$output" = denied ]
-	expect_stderr "retry: giving up after 1 attempt in Ts: exit 0, output matched 'denied' (not retried)"
+	expect_stderr "retry: giving up after 1 attempt in Ts: exit 0, output matched 'denied' (not retried; exiting 1)"
 	attempts 1
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
-# Issue 2: --dry-run.  A header, one row per attempt (attempt window min
-# max draw elapsed, times in seconds with 3 decimals, or 9 for the whole
-# column when a value has a sub-millisecond part), then lines that start
-# with #.  It runs nothing and writes only to stdout.
+# --dry-run.  A header, one row per attempt (attempt window min max draw
+# elapsed, times in seconds with 3 decimals, or 9 for the whole column
+# when a value has a sub-millisecond part), then lines that start with #.
+# It runs nothing and writes only to stdout.
 
 load helpers/common
 load helpers/core

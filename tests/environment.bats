@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: the command's environment gains RETRY_ATTEMPT (from 1),
+# The command's environment gains RETRY_ATTEMPT (from 1),
 # RETRY_MAX_ATTEMPTS (N or inf) and RETRY_PREV_STATUS (empty on the first
 # attempt, then the previous status as $? would show it: 128+S after a
 # death by signal S, 124 after a timeout).
@@ -43,7 +43,8 @@ setup() {
 }
 
 @test "RETRY_PREV_STATUS is the previous status as \$? shows it" {
-	CODES="3 USR1 200 0 SEGV 0" run -0 --separate-stderr "$RETRY" -q \
+	# The run gives up after an exit 0 that is not a success: exit 1.
+	CODES="3 USR1 200 0 SEGV 0" run -1 --separate-stderr "$RETRY" -q \
 	    -n 9 -b 0 -r 0-255,USR1,SEGV --success-on=7 "$WORK/show"
 	[ -z "$stderr" ]
 	[ "$output" = "1|9|
@@ -73,11 +74,12 @@ setup() {
 	[ "$output" = "1|3|
 2|3|5" ]
 	RETRY_ATTEMPT=99 RETRY_MAX_ATTEMPTS=98 RETRY_PREV_STATUS=97 \
-	    run -0 --separate-stderr "$RETRY" -n 1 env
+	    RETRY_PREV_HTTP_STATUS=96 run -0 --separate-stderr "$RETRY" -n 1 env
 	[ -z "$stderr" ]
-	[ "$(grep -c '^RETRY_' <<<"$output")" -eq 3 ]
+	[ "$(grep -c '^RETRY_' <<<"$output")" -eq 4 ]
 	[ "$(grep '^RETRY_' <<<"$output" | sort)" = "RETRY_ATTEMPT=1
 RETRY_MAX_ATTEMPTS=1
+RETRY_PREV_HTTP_STATUS=
 RETRY_PREV_STATUS=" ]
 }
 
@@ -87,5 +89,5 @@ RETRY_PREV_STATUS=" ]
 	[ -z "$stderr" ]
 	[ "$(sort <<<"$output")" = "$(printf '%s\n' EMPTY= HOME=/nowhere \
 	    'ODD=a b=c' "PATH=$PATH" RETRY_ATTEMPT=1 RETRY_MAX_ATTEMPTS=1 \
-	    RETRY_PREV_STATUS= | sort)" ]
+	    RETRY_PREV_STATUS= RETRY_PREV_HTTP_STATUS= | sort)" ]
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: the command line.  Every option of the core tool, its forms and
+# The command line.  Every option of the core tool, its forms and
 # its bad values: exit 125 and one exact line that names the option and
 # the value.  Durations have their own suite, duration.bats.
 
@@ -291,28 +291,48 @@ setup() {
 
 @test "--retry-on, --stop-on, --success-on: bad lists" {
 	local opt
-	local item="unknown item (expected exit codes 0-255, ranges such as 1-125, signal names or timeout)"
 	local range="a range is two exit codes from 0 to 255, such as 1-125"
+	local http="expected http:NNN or http:Nxx, such as http:503"
 	for opt in retry-on stop-on success-on; do
-		bad_value "$opt" 256 "exit codes go from 0 to 255"
+		bad_value "$opt" 256 "item '256': exit codes go from 0 to 255"
 		bad_value "$opt" '' "empty list"
-		bad_value "$opt" foo "$item"
+		bad_value "$opt" + "empty list"
+		bad_value "$opt" foo "unknown item 'foo'"
+		bad_value "$opt" +foo "unknown item 'foo'"
 	done
 	opt=retry-on
-	bad_value "$opt" 1,300 "exit codes go from 0 to 255"
-	bad_value "$opt" -1 "$item"
-	bad_value "$opt" 5-3 "a range must not go downwards"
-	bad_value "$opt" 1- "$range"
-	bad_value "$opt" 1-256 "$range"
-	bad_value "$opt" 1-x "$range"
-	bad_value "$opt" 1-2-3 "$range"
+	# The error names the item it rejects.
+	bad_value "$opt" KILL,sig9 "unknown item 'sig9'"
+	bad_value "$opt" 1,300 "item '300': exit codes go from 0 to 255"
+	bad_value "$opt" -1 "unknown item '-1'"
+	bad_value "$opt" 5-3 "item '5-3': a range must not go downwards"
+	bad_value "$opt" 1- "item '1-': $range"
+	bad_value "$opt" 1-256 "item '1-256': $range"
+	bad_value "$opt" 1-x "item '1-x': $range"
+	bad_value "$opt" 1-2-3 "item '1-2-3': $range"
 	bad_value "$opt" 1, "empty item in list"
 	bad_value "$opt" ,1 "empty item in list"
 	bad_value "$opt" 1,,2 "empty item in list"
-	bad_value "$opt" SIGFOO "$item"
-	bad_value "$opt" 'TERM ' "$item"
-	bad_value "$opt" Timeout "$item"
-	bad_value "$opt" 1x "exit codes go from 0 to 255"
+	bad_value "$opt" ++1 "unknown item '+1'"
+	bad_value "$opt" 1,+2 "unknown item '+2'"
+	bad_value "$opt" SIGFOO "unknown item 'SIGFOO'"
+	bad_value "$opt" 'TERM ' "unknown item 'TERM '"
+	bad_value "$opt" Timeout "unknown item 'Timeout'"
+	bad_value "$opt" 1x "item '1x': exit codes go from 0 to 255"
+	bad_value "$opt" "$(printf 'x%.0s' {1..70})" \
+	    "item 'xxxxxxxxxxxxxxxxxxxx...' is too long"
+	# HTTP statuses: final ones only, 200 to 599.
+	bad_value "$opt" http:199 "item 'http:199': HTTP statuses go from 200 to 599"
+	bad_value "$opt" http:600 "item 'http:600': HTTP statuses go from 200 to 599"
+	bad_value "$opt" http:1xx "item 'http:1xx': HTTP statuses go from 200 to 599"
+	bad_value "$opt" http:6xx "item 'http:6xx': HTTP statuses go from 200 to 599"
+	bad_value "$opt" http:50 "item 'http:50': $http"
+	bad_value "$opt" http:5030 "item 'http:5030': $http"
+	bad_value "$opt" http:5x "item 'http:5x': $http"
+	bad_value "$opt" http:5x0 "item 'http:5x0': $http"
+	bad_value "$opt" http: "item 'http:': $http"
+	bad_value "$opt" http:500-504 "item 'http:500-504': $http"
+	bad_value "$opt" http503 "unknown item 'http503'"
 }
 
 @test "every option with a value takes it attached or as the next word" {
@@ -359,8 +379,10 @@ retry: giving up after 1 attempt in ${stderr##* in }" ]
 	PATH=$WORK/bin:$PATH run -0 --separate-stderr "$RETRY" -n 1 mycmd 'a b' '$HOME'
 	[ -z "$stderr" ]
 	[ "$output" = 'mine: a b $HOME' ]
+	# One word with a blank, whose first part is a command: a shell's
+	# command line.  The message says that no shell runs it.
 	run -127 --separate-stderr "$RETRY" -n 1 'echo hi'
-	[ "${stderr_lines[0]}" = "retry: cannot run echo hi: No such file or directory" ]
+	[ "${stderr_lines[0]}" = "retry: cannot run echo hi: No such file or directory (the command is not run through a shell: give it and its arguments as separate words)" ]
 	giving_up "${stderr_lines[1]}" 1 "exit 127" "not retried"
 	[ "${#stderr_lines[@]}" -eq 2 ]
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: the retry policy.  For each attempt the first match wins:
+# The retry policy.  For each attempt the first match wins:
 #   1. the command could not be started (127 not found, 126 otherwise):
 #      retried only if that status is in --retry-on (and not --stop-on);
 #   2. --success-on (default 0, replaced when given): stop with success;
@@ -75,11 +75,12 @@ failed() {
 	    "$WORK/cmd"
 	[ -z "$stderr" ]
 	attempts 1
-	# 0 is now an ordinary outcome, and not in the default --retry-on.
+	# 0 is now an ordinary outcome, and not in the default --retry-on;
+	# a run that stops on it is no success, so it does not exit 0.
 	rm "$WORK/log"
-	CODES=0 run -0 --separate-stderr "$RETRY" -n 3 -b 0 --success-on=3 \
+	CODES=0 run -1 --separate-stderr "$RETRY" -n 3 -b 0 --success-on=3 \
 	    "$WORK/cmd"
-	giving_up "$stderr" 1 "exit 0" "not retried"
+	giving_up "$stderr" 1 "exit 0" "not retried; exiting 1"
 	attempts 1
 }
 
@@ -92,10 +93,10 @@ failed() {
 	succeeded "${stderr_lines[2]}" 3 5
 	attempts 3
 	rm "$WORK/log"
-	CODES=0 run -0 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
+	CODES=0 run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
 	    --success-on=1 --retry-on=0 "$WORK/cmd"
 	failed 1 2 "exit 0"
-	giving_up "${stderr_lines[1]}" 2 "exit 0" "no attempts left"
+	giving_up "${stderr_lines[1]}" 2 "exit 0" "no attempts left; exiting 1"
 	attempts 2
 }
 
