@@ -10,7 +10,7 @@ _retry_longopts=(attempts= base= factor= cap= jitter= splay= seed= retry-on=
 	stop-on= success-on= timeout= signal= kill-after= max-time= foreground
 	replay-stdin hold-stdout dry-run log-format= log-file= quiet verbose help
 	version success-if-output= stop-if-output= retry-if-output= on-retry=
-	on-give-up= reset-after= http= budget= breaker=)
+	on-give-up= reset-after= http= budget= breaker= json-log= preset=)
 _retry_shortopts=(n= b= f= c= j= r= x= t= s= k= m= I O q v h V)
 declare -gA _retry_short_long=([n]=attempts [b]=base [f]=factor [c]=cap
 	[j]=jitter [r]=retry-on [x]=stop-on [t]=timeout [s]=signal
@@ -143,7 +143,11 @@ _retry_values()
 		    -- "$val")
 		;;
 	log-format)
-		mapfile -t _vals < <(compgen -W 'text json' -- "$val")
+		mapfile -t _vals < <(compgen -W 'text json github' -- "$val")
+		;;
+	preset)
+		mapfile -t _vals < <(compgen -W 'aws google-http google-drive
+		    simpledb airflow kubernetes ethernet list' -- "$val")
 		;;
 	signal)
 		mapfile -t _vals < <(_retry_signal_names "$val")
@@ -153,7 +157,7 @@ _retry_values()
 		mapfile -t _vals < <(_retry_signal_names "${val##*,}" list)
 		_vals=("${_vals[@]/#/$head}")
 		;;
-	log-file | http)
+	log-file | http | json-log)
 		if declare -F _filedir >/dev/null; then
 			# shellcheck disable=SC2034 # _filedir reads cur
 			local cur=$val

@@ -2,7 +2,7 @@
  * options.c: libFuzzer harness for parse_options(), fed argv: the input
  * split on NUL bytes into words after the program name.
  *
- * Properties: the result is one of the four, with a message of a known
+ * Properties: the result is one of the five, with a message of a known
  * form on an error; parsing is deterministic even after another
  * argv has left getopt_long() in the middle of a word; an accepted
  * configuration is consistent (durations within 100 years, --cap not
@@ -33,7 +33,7 @@ config_equal(const struct config *a, const struct config *b)
 	    s->cap == t->cap && s->factor == t->factor &&
 	    s->splay == t->splay && s->jitter.kind == t->jitter.kind &&
 	    s->jitter.lo == t->jitter.lo && s->jitter.hi == t->jitter.hi &&
-	    s->jitter.add == t->jitter.add &&
+	    s->jitter.add == t->jitter.add && s->cap_window == t->cap_window &&
 	    a->seeded == b->seeded &&
 	    a->seed == b->seed &&
 	    memcmp(&a->retry_on, &b->retry_on, sizeof(a->retry_on)) == 0 &&
@@ -48,6 +48,8 @@ config_equal(const struct config *a, const struct config *b)
 	    a->hold_stdout == b->hold_stdout && a->dry_run == b->dry_run &&
 	    a->verbosity == b->verbosity && a->log_format == b->log_format &&
 	    a->log_file == b->log_file && a->http_file == b->http_file &&
+	    a->json_log == b->json_log && a->preset == b->preset &&
+	    a->reset_after == b->reset_after &&
 	    a->argv == b->argv;
 }
 
@@ -67,6 +69,9 @@ check_accepted(const struct config *c, char **argv, int argc)
 	CHECK(c->verbosity >= -1 && c->verbosity <= 1);
 	CHECK(c->log_file == NULL || *c->log_file != '\0');
 	CHECK(c->http_file == NULL || *c->http_file != '\0');
+	CHECK(c->json_log == NULL || *c->json_log != '\0');
+	CHECK(c->log_format == LOG_TEXT || c->log_format == LOG_JSON ||
+	    c->log_format == LOG_GITHUB);
 	CHECK(c->argv != NULL || c->dry_run);
 	CHECK(c->argv == NULL || (c->argv > argv && c->argv < argv + argc));
 }
@@ -89,7 +94,9 @@ check_schedule(const struct config *c)
 		backoff_bounds(s, k, &lo, &hi);
 		d = backoff_next(&b, k);
 		CHECK(w >= 0 && w <= s->cap);
-		CHECK(0 <= lo && lo <= hi && hi <= s->cap);
+		/* A preset's cap_window lets the jitter past the cap. */
+		CHECK(0 <= lo && lo <= hi &&
+		    hi <= (s->cap_window ? DURATION_MAX : s->cap));
 		CHECK(lo <= d && d <= hi);
 	}
 }
@@ -161,7 +168,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(err, 'x', sizeof(err));
 	r = parse_options(argc, argv, &c, err, sizeof(err));
 	CHECK(r == PARSE_OK || r == PARSE_ERROR || r == PARSE_HELP ||
-	    r == PARSE_VERSION);
+	    r == PARSE_VERSION || r == PARSE_PRESETS);
 	CHECK(r != PARSE_ERROR || (memchr(err, '\0', sizeof(err)) != NULL &&
 	    message_ok(err)));
 	if (r == PARSE_OK) {

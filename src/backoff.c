@@ -71,11 +71,40 @@ backoff_window(const struct schedule *s, long long k)
 	return scale_clamped(s->base, power(f, k - 1), s->cap);
 }
 
+/*
+ * What no sleep exceeds: the cap, or with cap_window, where the cap
+ * bounds the window and the jitter may go past it, 100 years.
+ */
+static nsec_t
+sleep_limit(const struct schedule *s)
+{
+	return s->cap_window ? DURATION_MAX : s->cap;
+}
+
+/* How many whole steps of q the window w spans, a last partial one too. */
+static nsec_t
+steps_in(nsec_t w, nsec_t q)
+{
+	return q > 0 ? w / q + (w % q != 0) : 0;
+}
+
+/*
+ * The first sleep that JITTER_STEPS can draw from a window of n steps:
+ * with lo 0, none; with lo 1, the whole window rounded up to a step.
+ */
+static nsec_t
+steps_first(const struct jitter *j, nsec_t n)
+{
+	if (j->lo == 0 || n == 0)
+		return 0;
+	return n > DURATION_MAX / j->add ? DURATION_MAX : n * j->add;
+}
+
 /* The least and the most the sleep before attempt k + 1 can be. */
 void
 backoff_bounds(const struct schedule *s, long long k, nsec_t *lo, nsec_t *hi)
 {
-	nsec_t w = backoff_window(s, k);
+	nsec_t w = backoff_window(s, k), n;
 
 	switch (s->jitter.kind) {
 	case JITTER_NONE:
@@ -94,12 +123,18 @@ backoff_bounds(const struct schedule *s, long long k, nsec_t *lo, nsec_t *hi)
 		*hi = w;
 		break;
 	case JITTER_RANGE:
-		*lo = scale_clamped(w, s->jitter.lo, s->cap);
-		*hi = scale_clamped(w, s->jitter.hi, s->cap);
+		*lo = scale_clamped(w, s->jitter.lo, sleep_limit(s));
+		*hi = scale_clamped(w, s->jitter.hi, sleep_limit(s));
 		break;
 	case JITTER_ADD:
 		*lo = w;
-		*hi = nsec_min(s->cap, nsec_add(w, s->jitter.add));
+		*hi = nsec_min(sleep_limit(s), nsec_add(w, s->jitter.add));
+		break;
+	case JITTER_STEPS:
+		n = steps_in(w, s->jitter.add);
+		*lo = nsec_min(sleep_limit(s), steps_first(&s->jitter, n));
+		*hi = n == 0 ? *lo : nsec_min(sleep_limit(s), nsec_add(*lo,
+		    (n - 1) * s->jitter.add));
 		break;
 	}
 }
@@ -213,7 +248,7 @@ nsec_t
 backoff_next(struct backoff *b, long long k)
 {
 	const struct schedule *s = b->sched;
-	nsec_t w = backoff_window(s, k), half;
+	nsec_t w = backoff_window(s, k), half, n;
 	long double m;
 
 	switch (s->jitter.kind) {
@@ -231,10 +266,16 @@ backoff_next(struct backoff *b, long long k)
 		    uniform_unit(&b->rng);
 		if (!isfinite(m))
 			m = s->jitter.hi;
-		return scale_clamped(w, m, s->cap);
+		return scale_clamped(w, m, sleep_limit(s));
 	case JITTER_ADD:
-		return nsec_min(s->cap,
+		return nsec_min(sleep_limit(s),
 		    nsec_add(w, uniform_upto(&b->rng, s->jitter.add)));
+	case JITTER_STEPS:
+		if ((n = steps_in(w, s->jitter.add)) == 0)
+			return 0;
+		return nsec_min(sleep_limit(s), nsec_add(steps_first(
+		    &s->jitter, n), uniform_upto(&b->rng, n - 1) *
+		    s->jitter.add));
 	}
 	return w;
 }

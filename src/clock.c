@@ -5,7 +5,8 @@
  * times are shared between processes through a file and must go on
  * counting while the machine sleeps, a cooldown included: they come from
  * CLOCK_BOOTTIME where it exists.  The wall clock is read only to turn a
- * server's HTTP-date (Retry-After) into a delay.
+ * server's HTTP-date (Retry-After) into a delay,
+ * and for the timestamps of the logs.
  */
 #include <time.h>
 

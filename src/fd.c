@@ -3,8 +3,9 @@
  * and above 2: were retry started with stdin, stdout or stderr closed, a
  * file or pipe of its own would take that number, and what retry writes
  * there (messages, held output) or hands to the command as its stdio
- * would land in the wrong place.
+ * would land in the wrong place.  Whole writes to them are here too.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -38,4 +39,25 @@ fd_pipe(int p[2])
 	if (p[1] != -1)
 		close(p[1]);
 	return -1;
+}
+
+/*
+ * Writes all of s, retrying after a signal; gives up silently on an
+ * error, since the callers write messages and have nowhere left to
+ * complain to.
+ */
+void
+fd_write_all(int fd, const char *s, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		if ((n = write(fd, s, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		s += n;
+		len -= (size_t)n;
+	}
 }

@@ -1,12 +1,14 @@
 /*
  * format.c: values as text.  Durations in seconds (exact for the dry run
- * and the JSON log, to the millisecond for messages), outcomes as the
- * messages name them, and jitter modes as --jitter spells them, so that
- * the parser, the log and the dry run all say a value the same way.
+ * and the JSON log, to the millisecond for messages), wall-clock times
+ * for the logs' timestamps, outcomes as the messages name them, and
+ * jitter modes as --jitter spells them, so that the parser, the log and
+ * the dry run all say a value the same way.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -24,6 +26,73 @@ format_seconds(char *buf, size_t len, nsec_t ns)
 		n--;
 	return snprintf(buf, len, "%" PRId64 ".%.*s", ns / NSEC_PER_SEC, n,
 	    frac);
+}
+
+/*
+ * Seconds with exactly digits decimals, 3 or 9, for columns and JSON
+ * numbers that must all look alike: exact with 9, and with 3 for a whole
+ * number of milliseconds, which is what callers pass it.
+ */
+int
+format_fixed(char *buf, size_t len, nsec_t ns, int digits)
+{
+	char frac[16];
+
+	if (ns == NSEC_INF)
+		return snprintf(buf, len, "inf");
+	snprintf(frac, sizeof(frac), "%09" PRId64, ns % NSEC_PER_SEC);
+	return snprintf(buf, len, "%" PRId64 ".%.*s", ns / NSEC_PER_SEC,
+	    digits, frac);
+}
+
+/* Splits a wall-clock time into seconds and milliseconds, rounding down. */
+static time_t
+wall_split(nsec_t wall, int *ms)
+{
+	nsec_t sec = wall / NSEC_PER_SEC, rem = wall % NSEC_PER_SEC;
+
+	if (rem < 0) {
+		rem += NSEC_PER_SEC;
+		sec--;
+	}
+	*ms = (int)(rem / NSEC_PER_MSEC);
+	return (time_t)sec;
+}
+
+/* RFC 3339 in UTC with milliseconds: 2026-11-23T04:12:09.123Z. */
+int
+format_utc(char *buf, size_t len, nsec_t wall)
+{
+	struct tm tm;
+	char date[32];
+	time_t t;
+	int ms;
+
+	t = wall_split(wall, &ms);
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		return snprintf(buf, len, "?");
+	return snprintf(buf, len, "%s.%03dZ", date, ms);
+}
+
+/*
+ * ISO 8601 in local time with milliseconds and the offset as RFC 3339
+ * writes it, with a colon: 2026-11-23T04:12:09.123+01:00.
+ */
+int
+format_local(char *buf, size_t len, nsec_t wall)
+{
+	struct tm tm;
+	char date[32], zone[8];
+	time_t t;
+	int ms;
+
+	t = wall_split(wall, &ms);
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0 ||
+	    strftime(zone, sizeof(zone), "%z", &tm) != 5)
+		return snprintf(buf, len, "?");
+	return snprintf(buf, len, "%s.%03d%.3s:%s", date, ms, zone, zone + 3);
 }
 
 /* Seconds rounded to the millisecond, for messages. */
@@ -120,6 +189,14 @@ format_jitter(const struct jitter *j, char *buf, size_t len)
 	case JITTER_ADD:
 		format_seconds(d, sizeof(d), j->add);
 		snprintf(buf, len, "+%ss", d);
+		return buf;
+	case JITTER_STEPS:
+		format_seconds(d, sizeof(d), j->add);
+		if (j->lo == 0)
+			snprintf(buf, len, "full, in steps of %ss", d);
+		else
+			snprintf(buf, len, "%g..%g, in steps of %ss", j->lo,
+			    j->lo + 1, d);
 		return buf;
 	default:
 		return names[j->kind];

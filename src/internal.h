@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define RETRY_VERSION	"1.0.0"
 
@@ -41,7 +42,8 @@ enum jitter_kind {
 	JITTER_EQUAL,
 	JITTER_DECORRELATED,
 	JITTER_RANGE,		/* w * U(lo, hi) */
-	JITTER_ADD		/* w + U(0, add) */
+	JITTER_ADD,		/* w + U(0, add) */
+	JITTER_STEPS		/* w * U(lo, lo + 1) in whole steps of add */
 };
 
 struct jitter {
@@ -56,6 +58,7 @@ struct schedule {
 	double		factor;
 	struct jitter	jitter;
 	nsec_t		splay;
+	bool		cap_window;	/* cap the window only, not the jitter */
 };
 
 /* xoshiro256** state; seeded from --seed or, lazily, from arc4random. */
@@ -87,7 +90,8 @@ struct outcome_set {
 
 enum log_format {
 	LOG_TEXT,
-	LOG_JSON
+	LOG_JSON,
+	LOG_GITHUB		/* GitHub Actions workflow commands */
 };
 
 /* The output conditions, strongest first. */
@@ -132,6 +136,8 @@ struct config {
 	int		verbosity;	/* -1 quiet, 0 default, 1 verbose */
 	enum log_format	log_format;
 	const char	*log_file;
+	const char	*json_log;	/* --json-log, or NULL */
+	const char	*preset;	/* the --preset applied, or NULL */
 	const char	*output[MATCH_KINDS][OUTPUT_RULES_MAX];	/* EREs */
 	int		 noutput[MATCH_KINDS];
 	const char	*on_retry;	/* hook commands, or NULL */
@@ -174,11 +180,19 @@ enum parse_result {
 	PARSE_OK,
 	PARSE_ERROR,
 	PARSE_HELP,
-	PARSE_VERSION
+	PARSE_VERSION,
+	PARSE_PRESETS		/* --preset=list */
 };
 enum parse_result parse_options(int, char **, struct config *, char *,
 		    size_t);
 void		 config_defaults(struct config *);
+
+/* dryrun.c: --dry-run, the schedule as a table on stdout; returns 0. */
+int		 dry_run(const struct config *);
+
+/* preset.c: the schedules of known systems, for --preset. */
+const char	*preset_apply(const char *, struct config *);
+int		 preset_list(FILE *);
 
 /* parse.c: every conversion from a string; NULL or a reason. */
 const char	*parse_duration(const char *, nsec_t *, bool);
@@ -208,10 +222,19 @@ void		 backoff_restart(struct backoff *);
 nsec_t		 backoff_next(struct backoff *, long long);
 nsec_t		 nsec_add(nsec_t, nsec_t);
 
-/* log.c: progress messages, as text on stderr or JSON lines. */
+/* log.c: progress messages, as text, workflow commands or JSON lines. */
+struct jsonlog {
+	int		 fd[2];		/* where the JSON lines go */
+	int		 nfd;		/* 0: no JSON log */
+	nsec_t		 t0;		/* what "time" counts from */
+	bool		 http;		/* --http: events carry its fields */
+};
 struct log {
-	int		 fd;
-	enum log_format	 format;
+	int		 fd;		/* the text sink: stderr or --log-file */
+	enum log_format	 format;	/* LOG_JSON: fd is a JSON sink too */
+	bool		 stamp;		/* lines start with the local time */
+	int		 gh_output;	/* $GITHUB_OUTPUT, or -1 */
+	struct jsonlog	 json;
 	int		 verbosity;
 	bool		 countdown;	/* redraw a status line on a terminal */
 	bool		 line_open;	/* the status line is showing */
@@ -234,14 +257,29 @@ bool		 log_counts_down(const struct log *);
 void		 log_countdown(nsec_t, void *);
 void		 log_sleep_done(struct log *);
 void		 log_finish(struct log *, long long, const struct outcome *,
-		    const char *, int);
+		    const char *, int, nsec_t);
 void		 log_note(struct log *, long long, const char *, ...)
 		    __printflike(3, 4);
-void		 log_stopped(struct log *, long long, int, int);
+void		 log_stopped(struct log *, long long, bool, int, int, nsec_t);
 void		 log_breaker_open(struct log *, const char *, nsec_t);
+
+/* jsonlog.c: the JSON log's events, for log.c. */
+void		 jsonlog_start(const struct jsonlog *, const struct config *);
+void		 jsonlog_attempt_start(const struct jsonlog *, long long);
+void		 jsonlog_attempt_end(const struct jsonlog *, long long,
+		    const struct outcome *);
+void		 jsonlog_sleep(const struct jsonlog *, long long, nsec_t, nsec_t,
+		    const struct jitter *, nsec_t);
+void		 jsonlog_summary(const struct jsonlog *, long long, nsec_t, int,
+		    const char *);
+void		 jsonlog_breaker_open(const struct jsonlog *, const char *,
+		    nsec_t);
 
 /* format.c: values as text, for the log, the dry run and the parser. */
 int		 format_seconds(char *, size_t, nsec_t);
+int		 format_fixed(char *, size_t, nsec_t, int);
+int		 format_utc(char *, size_t, nsec_t);
+int		 format_local(char *, size_t, nsec_t);
 int		 format_ms(char *, size_t, nsec_t);
 int		 format_outcome(char *, size_t, const struct outcome *);
 int		 format_short(char *, size_t, nsec_t);
@@ -385,6 +423,7 @@ int		 sig_number(const char *);
 /* fd.c: the descriptors retry opens for itself, all above 2. */
 int		 fd_above_stdio(int);
 int		 fd_pipe(int [2]);
+void		 fd_write_all(int, const char *, size_t);
 
 /*
  * guard.c: --budget and --breaker as the attempt loop sees them, on a
@@ -478,6 +517,7 @@ struct redis	*redis_open(const char *, int, char *, size_t);
 bool		 redis_eval(struct redis *, struct redis_call *);
 
 /* clock.c: the clocks: monotonic, boot time, wall. */
+/* clock.c: the one clock that every deadline is measured on, and the wall. */
 nsec_t		 mono_now(void);
 nsec_t		 wall_now(void);
 nsec_t		 boot_now(void);

@@ -1,6 +1,7 @@
 /*
  * options.c: the command line.  parse_options() turns argv into a struct
- * config, with the defaults first, and on a bad option or value writes
+ * config, with the defaults first, then --preset's schedule, then the
+ * options in their order, and on a bad option or value writes
  * one line that names the option and the value; the values themselves
  * are parse.c's to convert.  Nothing here exits or prints, so the fuzz
  * harnesses can drive it directly.
@@ -46,7 +47,9 @@ enum {
 	OPT_LOG_FILE,
 	OPT_HTTP,
 	OPT_BUDGET,
-	OPT_BREAKER
+	OPT_BREAKER,
+	OPT_JSON_LOG,
+	OPT_PRESET
 };
 
 static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:IOqvhV";
@@ -74,6 +77,8 @@ static const struct option longopts[] = {
 	{ "log-format",		required_argument,	NULL, OPT_LOG_FORMAT },
 	{ "log-file",		required_argument,	NULL, OPT_LOG_FILE },
 	{ "http",		required_argument,	NULL, OPT_HTTP },
+	{ "json-log",		required_argument,	NULL, OPT_JSON_LOG },
+	{ "preset",		required_argument,	NULL, OPT_PRESET },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "success-if-output",	required_argument,	NULL,
 	    OPT_SUCCESS_IF_OUTPUT },
@@ -111,6 +116,23 @@ add_output_rule(struct config *cfg, enum match_kind k, const char *re)
 	return NULL;
 }
 
+/* The value of a log option: where the messages go, in which form. */
+static const char *
+parse_log_value(int opt, const char *arg, struct config *cfg)
+{
+	switch (opt) {
+	case OPT_LOG_FORMAT:
+		return parse_log_format(arg, &cfg->log_format);
+	case OPT_LOG_FILE:
+		cfg->log_file = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_JSON_LOG:
+		cfg->json_log = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	default:
+		return NULL;
+	}
+}
 
 /*
  * A LIST of --retry-on, --stop-on or --success-on over that option's
@@ -173,11 +195,9 @@ parse_value(int opt, const char *arg, struct config *cfg, char *why,
 		return parse_duration(arg, &cfg->kill_after, true);
 	case 'm':
 		return parse_duration(arg, &cfg->max_time, false);
-	case OPT_LOG_FORMAT:
-		return parse_log_format(arg, &cfg->log_format);
-	case OPT_LOG_FILE:
-		cfg->log_file = arg;
-		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_PRESET:
+		/* Applied before the other options, by parse_options(). */
+		return preset_apply(arg, NULL);
 	case OPT_HTTP:
 		cfg->http_file = arg;
 		return *arg == '\0' ? "empty file name" : NULL;
@@ -200,7 +220,7 @@ parse_value(int opt, const char *arg, struct config *cfg, char *why,
 	case OPT_BREAKER:
 		return parse_breaker(arg, &cfg->breaker);
 	default:
-		return NULL;
+		return parse_log_value(opt, arg, cfg);
 	}
 }
 
@@ -256,16 +276,27 @@ describe_bad_option(int opt, const char *word, char *err, size_t len)
 		snprintf(err, len, "unknown option '%s'", word);
 }
 
-/* What no single option can check; false with err filled in. */
+/*
+ * What no single option can check; false with err filled in.  base_arg
+ * is NULL when the base is the default or the preset's.
+ */
 static bool
 check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
     char *err, size_t len)
 {
 	struct schedule *s = &cfg->sched;
+	char base[32];
 
 	if (cap_arg != NULL && s->cap < s->base) {
-		snprintf(err, len, "invalid --cap '%.*s': below --base '%.*s'",
-		    VALUE_SHOWN, cap_arg, VALUE_SHOWN, base_arg);
+		if (base_arg == NULL && cfg->preset != NULL) {
+			format_seconds(base, sizeof(base), s->base);
+			snprintf(err, len, "invalid --cap '%.*s': below the "
+			    "base of --preset=%s, %ss", VALUE_SHOWN, cap_arg,
+			    cfg->preset, base);
+		} else
+			snprintf(err, len, "invalid --cap '%.*s': below --base "
+			    "'%.*s'", VALUE_SHOWN, cap_arg, VALUE_SHOWN,
+			    base_arg != NULL ? base_arg : "1s");
 		return false;
 	}
 	if (s->cap < s->base)
@@ -281,6 +312,27 @@ check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
 }
 
 /*
+ * The first pass over argv: the last --preset before the command, which
+ * is applied before every other option so that those override it
+ * whatever their order.  Errors are left to the second pass.
+ */
+static void
+apply_preset(int argc, char **argv, struct config *cfg)
+{
+	const char *preset = NULL;
+	int opt;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, shortopts, longopts,
+	    NULL)) != -1)
+		if (opt == OPT_PRESET)
+			preset = optarg;
+	if (preset != NULL)
+		(void)preset_apply(preset, cfg);
+}
+
+/*
  * Fills cfg from argv.  On PARSE_ERROR, err holds one line without the
  * program name or the --help hint, which the caller adds.
  */
@@ -288,11 +340,12 @@ enum parse_result
 parse_options(int argc, char **argv, struct config *cfg, char *err,
     size_t len)
 {
-	const char *why, *cap_arg = NULL, *base_arg = "1s";
+	const char *why, *cap_arg = NULL, *base_arg = NULL;
 	char whybuf[160];
 	int opt, at;
 
 	config_defaults(cfg);
+	apply_preset(argc, argv, cfg);
 	optind = 0;
 	opterr = 0;
 	while ((at = optind > 0 ? optind : 1, opt = getopt_long(argc, argv,
@@ -301,6 +354,8 @@ parse_options(int argc, char **argv, struct config *cfg, char *err,
 			return PARSE_HELP;
 		if (opt == 'V')
 			return PARSE_VERSION;
+		if (opt == OPT_PRESET && strcmp(optarg, "list") == 0)
+			return PARSE_PRESETS;
 		if (opt == '?' || opt == ':') {
 			describe_bad_option(opt, argv[at], err, len);
 			return PARSE_ERROR;

@@ -303,8 +303,10 @@ parse_log_format(const char *s, enum log_format *out)
 		*out = LOG_TEXT;
 	else if (strcasecmp(s, "json") == 0)
 		*out = LOG_JSON;
+	else if (strcasecmp(s, "github") == 0)
+		*out = LOG_GITHUB;
 	else
-		return "expected text or json";
+		return "expected text, json or github";
 	return NULL;
 }
 

@@ -3,15 +3,18 @@
  * jitter, and exit with the status of the final attempt.
  *
  * This file holds main, the usage text, the attempt loop, the decision
- * after each attempt, the dry run and the final status.  Calls run one
+ * after each attempt and the final status.  Calls run one
  * way only, from here down to the leaves; no file below calls one above
  * it, and none of them keeps state but the signal flags:
  *
  *	retry.c		main, the attempt loop, the decision, the status
  *	 |- options.c	the command line, into a struct config
+ *	 |   |- preset.c	the schedules of --preset (also --preset=list)
  *	 |   `- parse.c	every conversion from a string
+ *	 |- dryrun.c	--dry-run: the schedule as a table
  *	 |- backoff.c	the schedule and the random source
- *	 |- log.c	progress messages, text or JSON
+ *	 |- log.c	progress messages: text, workflow commands, JSON
+ *	 |   `- jsonlog.c	the JSON log's events
  *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
  *	 |- http.c	--http: the response head and its Retry-After
  *	 |- guard.c	--budget and --breaker, on their stores
@@ -20,7 +23,7 @@
  *	 |   `- redisstore.c	the fleet's store: Redis
  *	 `- proc.c	spawning an attempt, waiting, timing it out
  *	     `- leftovers.c	what an attempt left running, per platform
- *	format.c	values as text (used by parse.c, log.c, retry.c)
+ *	format.c	values as text (used by parse.c, log.c, dryrun.c, ...)
  *	signals.c	handlers, masks, names, the one wait for events
  *	clock.c		the monotonic clock, the boot-time one, the wall clock
  *
@@ -56,6 +59,7 @@ static const char help_text[] =
 "  -j, --jitter=MODE         none|full|equal|decorrelated|A..B|+DURATION  [full]\n"
 "      --splay=DURATION      random wait before the first attempt            [0]\n"
 "      --seed=N              make every random draw reproducible        [random]\n"
+"      --preset=NAME         a known system's schedule, or list           [none]\n"
 "\n"
 "Policy (LIST: exit codes, ranges such as 1-125, signal names, timeout):\n"
 "  -r, --retry-on=LIST       outcomes that are retried\n"
@@ -95,8 +99,9 @@ static const char help_text[] =
 "\n"
 "Output:\n"
 "      --dry-run             print the schedule and run nothing\n"
-"      --log-format=FORMAT   text or json                                 [text]\n"
+"      --log-format=FORMAT   text, json or github                         [text]\n"
 "      --log-file=PATH       write progress messages there              [stderr]\n"
+"      --json-log=PATH       also append the JSON log there               [none]\n"
 "  -q, --quiet               no progress messages, errors only\n"
 "  -v, --verbose             also report each attempt's start and end\n"
 "  -h, --help                show this help and exit\n"
@@ -258,7 +263,7 @@ static _Noreturn void
 stopped(struct run *r, long long k, int sig)
 {
 	guards_end(&r->guards, RUN_STOPPED);
-	log_stopped(&r->log, k, sig, 128 + sig);
+	log_stopped(&r->log, k, false, sig, 128 + sig, mono_now() - r->t0);
 	die_by_signal(sig);
 }
 
@@ -309,7 +314,8 @@ finish(struct run *r, long long k, const struct outcome *o,
 	bool zero = reason != NULL && outcome_status(o) == 0;
 
 	guards_end(&r->guards, reason == NULL ? RUN_SUCCEEDED : RUN_GAVE_UP);
-	log_finish(&r->log, k, o, reason, zero ? 1 : outcome_status(o));
+	log_finish(&r->log, k, o, reason, zero ? 1 : outcome_status(o),
+	    mono_now() - r->t0);
 	if (reason != NULL)
 		run_hook(r, "--on-give-up", r->cfg->on_give_up, k, o, -1,
 		    give_up_deadline(r));
@@ -477,8 +483,8 @@ retry_loop(struct run *r)
 		if (o.stop_signal != 0) {
 			release_output(r, k, true);
 			guards_end(&r->guards, RUN_STOPPED);
-			log_stopped(&r->log, k, o.stop_signal,
-			    outcome_status(&o));
+			log_stopped(&r->log, k, true, o.stop_signal,
+			    outcome_status(&o), mono_now() - r->t0);
 			exit_as(&o);
 		}
 		v = decide(cfg, &o);
@@ -509,74 +515,6 @@ retry_loop(struct run *r)
 		}
 		prev = o;
 	}
-}
-
-static void
-print_row(long long k, const char *window, nsec_t lo, nsec_t hi, nsec_t draw,
-    nsec_t elapsed)
-{
-	char a[32], b[32], c[32], d[32];
-
-	format_seconds(a, sizeof(a), lo);
-	format_seconds(b, sizeof(b), hi);
-	format_seconds(c, sizeof(c), draw);
-	format_seconds(d, sizeof(d), elapsed);
-	printf("%7lld %14s %14s %14s %14s %14s\n", k, window, a, b, c, d);
-}
-
-/*
- * --dry-run: the schedule as a table, drawn by the same calls in the same
- * order as a real run, with every attempt taken to fail at once.
- */
-static int
-dry_run(const struct config *cfg)
-{
-	const struct schedule *s = &cfg->sched;
-	struct backoff b;
-	nsec_t draw, lo, hi, elapsed, since_start = 0, worst;
-	long long k, rows;
-	char w[32];
-
-	backoff_init(&b, s, cfg->seeded, cfg->seed);
-	rows = cfg->attempts != 0 ? cfg->attempts : DRYRUN_UNLIMITED_ROWS;
-	printf("%7s %14s %14s %14s %14s %14s\n", "attempt", "window", "min",
-	    "max", "draw", "elapsed");
-	elapsed = draw = backoff_splay(&b);
-	worst = s->splay;
-	print_row(1, "-", 0, s->splay, draw, elapsed);
-	for (k = 2; k <= rows; k++) {
-		draw = backoff_next(&b, k - 1);
-		if (cfg->max_time != 0 &&
-		    nsec_add(since_start, draw) >= cfg->max_time) {
-			format_seconds(w, sizeof(w), cfg->max_time);
-			printf("# --max-time=%ss ends the run before attempt "
-			    "%lld\n", w, k);
-			break;
-		}
-		backoff_bounds(s, k - 1, &lo, &hi);
-		since_start = nsec_add(since_start, draw);
-		elapsed = nsec_add(elapsed, draw);
-		worst = nsec_add(worst, hi);
-		format_seconds(w, sizeof(w), backoff_window(s, k - 1));
-		print_row(k, w, lo, hi, draw, elapsed);
-	}
-	format_seconds(w, sizeof(w), worst);
-	/* A saturated sum prints as "inf", which takes no unit. */
-	printf("# worst-case total sleep for the rows above: %s%s\n", w,
-	    worst == NSEC_INF ? "" : "s");
-	if (cfg->reset_after != 0) {
-		format_seconds(w, sizeof(w), cfg->reset_after);
-		printf("# --reset-after=%ss starts the schedule over after an "
-		    "attempt that runs that long; a dry run cannot know how "
-		    "long attempts run\n", w);
-	}
-	/* Not when --max-time cut the table before the 20th row. */
-	if (cfg->attempts == 0 && k > rows)
-		printf("# attempts are unlimited: the first %d are shown\n",
-		    DRYRUN_UNLIMITED_ROWS);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		err(EXIT_CANCELED, "standard output");
-	return 0;
 }
 
 static void
@@ -621,6 +559,10 @@ main(int argc, char *argv[])
 	case PARSE_VERSION:
 		printf("retry %s\n", RETRY_VERSION);
 		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
+	case PARSE_PRESETS:
+		if (preset_list(stdout) != 0)
+			err(EXIT_CANCELED, "standard output");
+		return 0;
 	case PARSE_ERROR:
 		usage_error(msg);
 	case PARSE_OK:
@@ -638,10 +580,13 @@ main(int argc, char *argv[])
 		log_breaker_open(&run.log, cfg.breaker.name, wait);
 		exit(EXIT_TEMPFAIL);
 	}
+	run.t0 = mono_now();
 	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.sigs,
-	    nsec_add(mono_now(), backoff_splay(&run.backoff)), NULL,
+	    nsec_add(run.t0, backoff_splay(&run.backoff)), NULL,
 	    NULL)) != 0) {
 		guards_end(&run.guards, RUN_STOPPED);
+		log_stopped(&run.log, 0, true, sig, 128 + sig,
+		    mono_now() - run.t0);
 		die_by_signal(sig);
 	}
 	run.t0 = mono_now();

@@ -180,7 +180,7 @@ check_lists() {
 }
 
 check_values() {
-	local sh=$1 opt
+	local sh=$1 opt want
 	require_completion "$sh"
 	complete_in "$sh" 'retry -n '
 	expect_exactly inf
@@ -190,7 +190,15 @@ check_values() {
 	expect_exactly "$(after_eq "$sh" --kill-after inf)"
 	complete_in "$sh" 'retry --log-format='
 	expect_exactly "$(after_eq "$sh" --log-format text)" \
-	    "$(after_eq "$sh" --log-format json)"
+	    "$(after_eq "$sh" --log-format json)" \
+	    "$(after_eq "$sh" --log-format github)"
+	complete_in "$sh" 'retry --preset='
+	mapfile -t want < <(after_eq "$sh" --preset aws google-http \
+	    google-drive simpledb airflow kubernetes ethernet list)
+	expect_exactly "${want[@]}"
+	complete_in "$sh" 'retry -q --preset=goo'
+	mapfile -t want < <(after_eq "$sh" --preset google-http google-drive)
+	expect_exactly "${want[@]}"
 	# A duration or a number has no fixed set: nothing, not command names.
 	for opt in -b --base -f -c -t -m --splay --seed; do
 		complete_in "$sh" "retry $opt "
@@ -198,15 +206,15 @@ check_values() {
 	done
 }
 
-@test "bash: inf, text and json complete; durations offer nothing" {
+@test "bash: inf, log formats and presets complete; durations offer nothing" {
 	check_values bash
 }
 
-@test "zsh: inf, text and json complete; durations offer nothing" {
+@test "zsh: inf, log formats and presets complete; durations offer nothing" {
 	check_values zsh
 }
 
-@test "fish: inf, text and json complete; durations offer nothing" {
+@test "fish: inf, log formats and presets complete; durations offer nothing" {
 	check_values fish
 }
 
@@ -226,6 +234,12 @@ check_log_file() {
 	bash) expect_exactly "$WORK/logs/run-b.log" ;;
 	zsh) expect_exactly run-b.log ;;
 	fish) expect_exactly "--log-file=$WORK/logs/run-b.log" ;;
+	esac
+	complete_in "$sh" "retry --json-log=$WORK/logs/run-a"
+	case $sh in
+	bash) expect_exactly "$WORK/logs/run-a.log" ;;
+	zsh) expect_exactly run-a.log ;;
+	fish) expect_exactly "--json-log=$WORK/logs/run-a.log" ;;
 	esac
 }
 
@@ -261,15 +275,15 @@ check_http_file() {
 	check_http_file fish
 }
 
-@test "bash: --log-file completes file names" {
+@test "bash: --log-file and --json-log complete file names" {
 	check_log_file bash
 }
 
-@test "zsh: --log-file completes file names" {
+@test "zsh: --log-file and --json-log complete file names" {
 	check_log_file zsh
 }
 
-@test "fish: --log-file completes file names" {
+@test "fish: --log-file and --json-log complete file names" {
 	check_log_file fish
 }
 

@@ -51,7 +51,8 @@ attempts() {
 	OUT1='busy\n' CODE1=0 OUT='done\n' run -0 --separate-stderr "$RETRY" \
 	    -n 3 -b 0 --retry-if-output=busy -- "$SPEAK"
 	[ "$output" = $'busy\ndone' ]
-	expect_stderr "$(failed 1 3 "exit 0, output matched 'busy'")"
+	expect_stderr "$(failed 1 3 "exit 0, output matched 'busy'")" \
+	    "retry: succeeded on attempt 2/3 after Ts"
 	attempts 2
 }
 
@@ -59,7 +60,8 @@ attempts() {
 	OUT1='busy\n' CODE1=1 OUT='done\n' run -0 --separate-stderr "$RETRY" \
 	    -n 3 -b 0 -x 1 --retry-if-output=busy -- "$SPEAK"
 	[ "$output" = $'busy\ndone' ]
-	expect_stderr "$(failed 1 3 "exit 1, output matched 'busy'")"
+	expect_stderr "$(failed 1 3 "exit 1, output matched 'busy'")" \
+	    "retry: succeeded on attempt 2/3 after Ts"
 	attempts 2
 	# Without the line, -x 1 stops.
 	OUT='idle\n' CODE=1 run -1 --separate-stderr "$RETRY" -n 3 -b 0 -x 1 \
@@ -127,7 +129,8 @@ attempts() {
 	OUT1='Pending\n' CODE1=1 OUT='Ready\n' CODE=0 run -0 --separate-stderr \
 	    "$RETRY" -n 3 -b 0 --success-if-output='^Ready$' -- "$SPEAK"
 	[ "$output" = $'Pending\nReady' ]
-	expect_stderr "$(failed 1 3 "exit 1")"
+	expect_stderr "$(failed 1 3 "exit 1")" \
+	    "retry: succeeded on attempt 2/3 after Ts"
 	attempts 2
 }
 
@@ -213,7 +216,8 @@ success_wins() {
 	ERR1='error: try later\n' CODE1=0 run -0 --separate-stderr "$RETRY" \
 	    -n 2 -b 0 --retry-if-output='^error:' -- "$SPEAK"
 	expect_stderr "error: try later" \
-	    "$(failed 1 2 "exit 0, output matched '^error:'")"
+	    "$(failed 1 2 "exit 0, output matched '^error:'")" \
+	    "retry: succeeded on attempt 2/2 after Ts"
 	attempts 2
 }
 
@@ -331,7 +335,7 @@ long_line() {
 	[ "${stderr_lines[2]}" = "$(failed 1 2 "exit 1, output matched 'busy'")" ]
 	[ "${stderr_lines[3]}" = "retry: attempt 2/2 starting" ]
 	[[ ${stderr_lines[4]} == "retry: attempt 2/2 ended after "*"s: exit 0" ]]
-	[[ ${stderr_lines[5]} == "retry: succeeded on attempt 2 after "*s ]]
+	[[ ${stderr_lines[5]} == "retry: succeeded on attempt 2/2 after "*s ]]
 	OUT1='say "hi"\n' CODE1=1 OUT='' CODE=0 run -0 --separate-stderr \
 	    "$RETRY" --log-format=json -n 2 -b 0 \
 	    --retry-if-output='"hi"' -- "$SPEAK"

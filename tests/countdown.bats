@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
-# While waiting: on a terminal, one status line counts down in place and is
-# replaced by the plain line before the next attempt starts; anywhere else,
-# plain lines without a control character.  The terminal is real: script(1)
+# While waiting: on a terminal whose TERM is set and not dumb, one status
+# line counts down in place and is replaced by the plain line before the
+# next attempt starts; anywhere else, plain lines without a control
+# character.  The terminal is real: script(1)
 # records the bytes written to a pseudo-terminal, tmux renders the screen.
 
 load helpers/common
@@ -9,6 +10,9 @@ load helpers/common
 setup() {
 	common_setup
 	CMD=(sh -c 'echo "out $RETRY_ATTEMPT"; exit 7')
+	# The countdown needs a TERM that is not dumb: the tests must not
+	# depend on the caller's.
+	export TERM=xterm
 }
 
 teardown() {
@@ -147,8 +151,9 @@ tokens() {
 	[ "$(tokens)" = $'out 1<CR>\nout 2<CR>' ]
 	mapfile -t lines <"$WORK/log"
 	[ "${#lines[@]}" -eq 2 ]
-	[ "${lines[0]}" = "retry: attempt 1/2 failed (exit 7), next in 0.200s" ]
-	[[ ${lines[1]} =~ ^$(gave_up 2 7)$ ]]
+	# A log file's lines start with the local time (log-ci.bats).
+	[ "${lines[0]#* }" = "retry: attempt 1/2 failed (exit 7), next in 0.200s" ]
+	[[ ${lines[1]#* } =~ ^$(gave_up 2 7)$ ]]
 	run -1 grep -q $'[\r\e]' "$WORK/log"
 }
 
@@ -168,9 +173,42 @@ tokens() {
 	output=$(cat "$WORK/tty")
 	t=$(tokens)
 	mapfile -t lines <<<"$t"
-	[ "${#lines[@]}" -eq 2 ]
+	[ "${#lines[@]}" -eq 3 ]
 	[ "${lines[0]}" = "out 1<CR>" ]
 	[[ ${lines[1]} =~ ^('<CR><EL>retry: attempt 1/2 failed (exit 7), next in '[0-9]+\.[0-9]s)+'<CR><EL>retry: attempt 1/2 failed (exit 7), next in 60.000s<CR>'$ ]]
+	[[ ${lines[2]} =~ ^'retry: stopped by INT after attempt 1/2 in '[0-9]+\.[0-9]{3}s'<CR>'$ ]]
+}
+
+# plain_lines SLEEP: the terminal's bytes of a run of CMD with -n 2 that
+# waits SLEEP (on_terminal's $output, $status and $stderr, passed on as
+# $2 $3 $4) are plain lines, without the status line.
+plain_lines() {
+	local t
+	[ "$3" -eq 7 ]
+	[ "$4" = "" ]
+	t=$(output=$2 tokens)
+	mapfile -t lines <<<"$t"
+	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[0]}" = "out 1<CR>" ]
+	[ "${lines[1]}" = \
+	    "retry: attempt 1/2 failed (exit 7), next in $1<CR>" ]
+	[ "${lines[2]}" = "out 2<CR>" ]
+	[[ ${lines[3]} =~ ^$(gave_up 2 7)'<CR>'$ ]]
+}
+
+@test "on a terminal whose TERM is dumb or unset, plain lines only" {
+	local e opt
+	for e in TERM=dumb TERM= '-u TERM'; do
+		read -ra opt <<<"$e"
+		on_terminal env "${opt[@]}" "$RETRY" -n 2 -b 0.2 -j none \
+		    "${CMD[@]}"
+		plain_lines 0.200s "$output" "$status" "$stderr"
+	done
+}
+
+@test "a --log-file that is the terminal: no time in front" {
+	on_terminal "$RETRY" --log-file=/dev/tty -n 2 -b 0 -j none "${CMD[@]}"
+	plain_lines 0.000s "$output" "$status" "$stderr"
 }
 
 # pane_over: the screen of the tmux pane, in $screen, shows rc=N.

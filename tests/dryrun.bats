@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
-# --dry-run.  A header, one row per attempt (attempt window min
-# max draw elapsed, times in seconds with at least 3 decimals and more for
-# sub-millisecond values), then lines that start with #.  It runs nothing
-# and writes only to stdout.
+# --dry-run.  A header, one row per attempt (attempt window min max draw
+# elapsed, times in seconds with 3 decimals, or 9 for the whole column
+# when a value has a sub-millisecond part), then lines that start with #.
+# It runs nothing and writes only to stdout.
 
 load helpers/common
 load helpers/core
@@ -14,7 +14,7 @@ setup() {
 # Every line of $output is the header, a row of 6 fields, or a # line
 # after the rows.
 well_formed() {
-	local line k=0 comments=0 num='^[0-9]+\.[0-9]{3,9}$' f
+	local line k=0 comments=0 num='^[0-9]+\.([0-9]{3}|[0-9]{9})$' f
 	[[ ${lines[0]} =~ ^attempt\ +window\ +min\ +max\ +draw\ +elapsed$ ]] ||
 	    { echo "bad header: ${lines[0]}" >&2; return 1; }
 	for line in "${lines[@]:1}"; do
@@ -64,10 +64,11 @@ well_formed() {
 	fcmp "$(cell 1 5)" '<' 2
 }
 
-@test "times have 3 decimals, and as many more as a value needs" {
+@test "times have 3 decimals, or 9 when a value needs them" {
 	local b want
-	for b in 2s:2.000 1500us:0.0015 1ns:0.000000001 1.000001s:1.000001 \
-	    90m:5400.000 123456789ns:0.123456789 100us:0.0001; do
+	for b in 2s:2.000 1500us:0.001500000 1ns:0.000000001 \
+	    1.000001s:1.000001000 90m:5400.000 123456789ns:0.123456789 \
+	    100us:0.000100000; do
 		quick --dry-run -n 2 -j none -b "${b%%:*}"
 		quiet_success
 		want=${b#*:}
@@ -75,6 +76,43 @@ well_formed() {
 		    '%7s %14s %14s %14s %14s %14s' 2 "$want" "$want" "$want" \
 		    "$want" "$want")" ]
 	done
+}
+
+# Every value in column N of the table in $output has D decimals.
+column_decimals() {
+	local n=$1 d=$2 v
+	while read -r v; do
+		[[ $v == - || $v =~ ^[0-9]+\.[0-9]{$d}$ ]] ||
+		    { echo "column $n: $v has not $d decimals" >&2; return 1; }
+	done < <(table_col "$n")
+}
+
+@test "a column takes 9 decimals from any one value, and lines up" {
+	# The draws have nanoseconds; the windows and bounds do not.
+	run -0 --separate-stderr "$RETRY" --dry-run --seed 1 -n 6 -b 1s -c 10s
+	[ -z "$stderr" ]
+	well_formed
+	column_decimals 2 3
+	column_decimals 3 3
+	column_decimals 4 3
+	column_decimals 5 9
+	column_decimals 6 9
+	# Row 1's zeros take their column's form too.
+	[ "$(table_rows | sed -n 1p)" = \
+	    "      1              -          0.000          0.000    0.000000000    0.000000000" ]
+	# Only the window column needs nanoseconds here.
+	run -0 --separate-stderr "$RETRY" --dry-run -n 4 -j none -b 1ms -f 1.5
+	[ -z "$stderr" ]
+	[ "$(table_col 2 | tr '\n' ' ')" = "- 0.001000000 0.001500000 0.002250000 " ]
+	column_decimals 6 9
+	# Every line has its columns end at the same place, a value wider
+	# than 14 characters included: the column widens for all rows.
+	run -0 --separate-stderr "$RETRY" --dry-run -n 3 -j none -b 1ns \
+	    -f 1e30 -c 36525d
+	[ -z "$stderr" ]
+	[ "$(cell 3 2)" = 3155760000.000000000 ]
+	[ "$(awk '{ print length($0) }' <<<"$(head -4 <<<"$output")" |
+	    sort -u)" = $((7 + 5 * 21)) ]
 }
 
 @test "rows stop at --attempts" {

@@ -102,8 +102,9 @@ forwarded_changes_nothing() {
 	bg_wait
 	[ "$WS" = "exit 0" ]
 	[ "$(<"$WORK/attempts")" = $'1\n2' ]
-	[ "$(<"$WORK/err")" = \
-	    "retry: attempt 1/3 failed (signal USR1), next in 0.001s" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: attempt 1/3 failed (signal USR1), next in 0.001s
+retry: succeeded on attempt 2/3 after Ts" ]
 	wait_markers_gone
 }
 
@@ -120,7 +121,8 @@ stop_then_exit_as_attempt() {
 	bg_wait
 	[ "$WS" = "exit 3" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by $sig during attempt 1/3 after Ts" ]
 }
 
 @test "HUP: forwarded, no KILL, no further attempt, retry exits 3 as the attempt did" {
@@ -149,7 +151,8 @@ stop_then_exit_as_attempt() {
 	[ "$WS" = "exit 3" ]
 	[ "$(<"$WORK/caught")" = $'TERM\nTERM' ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by TERM during attempt 1/3 after Ts" ]
 }
 
 @test "TERM to retry -n3 -- sh -c 'trap \"exit 3\" TERM; sleep & wait': once, exit 3" {
@@ -162,7 +165,8 @@ stop_then_exit_as_attempt() {
 	bg_wait
 	[ "$WS" = "exit 3" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by TERM during attempt 1/3 after Ts" ]
 	# The background sleep got TERM too.
 	wait_markers_gone
 }
@@ -174,7 +178,9 @@ stop_then_exit_as_attempt() {
 	kill -HUP "$RPID"
 	bg_wait
 	[ "$WS" = "exit 0" ]
-	[ "$(<"$WORK/err")" = "" ]
+	# HUP ended the retrying, even though the attempt it came in succeeded.
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by HUP during attempt 1/1 after Ts" ]
 }
 
 @test "kill -INT on retry -- sh -c 'sleep & sleep' returns once sh is gone" {
@@ -189,7 +195,8 @@ stop_then_exit_as_attempt() {
 	# Not after --kill-after (10 s): at once, with margin.
 	(($(now_us) - t0 < 3000000))
 	[ "$WS" = "signal 2" ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by INT during attempt 1/5 after Ts" ]
 	# The background sleep ignores INT (a background job of sh -c) and,
 	# as after any final attempt, is left alone.
 	[ "$(markers | wc -l)" -eq 1 ]
@@ -204,7 +211,8 @@ stop_then_exit_as_attempt() {
 	bg_wait
 	[ "$WS" = "signal 15" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by TERM during attempt 1/3 after Ts" ]
 	wait_markers_gone
 }
 
@@ -254,7 +262,8 @@ clearing_then() {
 	clearing_then HUP
 	[ "$WS" = "signal 1" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by HUP after attempt 1/3 in Ts" ]
 	wait_markers_gone
 }
 
@@ -264,6 +273,7 @@ clearing_then() {
 	clearing_then INT
 	[ "$WS" = "signal 2" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by INT after attempt 1/3 in Ts" ]
 	[ "$(markers)" = "$(<"$WORK/left")" ]
 }

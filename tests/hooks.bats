@@ -36,7 +36,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	    --on-retry='date +%s%N >"$WORK/hook"; echo hook' -- \
 	    sh -c 'date +%s%N >"$WORK/start.$RETRY_ATTEMPT"
 	    [ "$RETRY_ATTEMPT" = 2 ]'
-	expect_stderr "$(failed 1 2 "exit 1" 0.300s)" hook
+	expect_stderr "$(failed 1 2 "exit 1" 0.300s)" hook \
+	    "retry: succeeded on attempt 2/2 after Ts"
 	# Sleeps are never short: after the hook, the whole sleep is left.
 	(($(<"$WORK/start.2") - $(<"$WORK/hook") >= 300000000))
 }
@@ -60,7 +61,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	    2) trap "" TERM; sleep "$MARK" ;;
 	    esac'
 	expect_stderr "$(failed 1 inf "timed out")" "A=1 S=124 M=inf N=0.000" \
-	    "$(failed 2 inf "timed out, killed")" "A=2 S=137 M=inf N=0.000"
+	    "$(failed 2 inf "timed out, killed")" "A=2 S=137 M=inf N=0.000" \
+	    "retry: succeeded on attempt 3/inf after Ts"
 	wait_markers_gone
 }
 
@@ -71,7 +73,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	[ "$(wc -l <<<"$draws")" -eq 4 ]
 	run -1 --separate-stderr "$RETRY" "${opts[@]}" \
 	    --on-retry='echo "$RETRY_NEXT_SLEEP" >>"$WORK/sleeps"' -- false
-	[ "$(<"$WORK/sleeps")" = "$draws" ]
+	# The table pads a column to 9 decimals: compare nanoseconds.
+	[ "$(nine_decimals <"$WORK/sleeps")" = "$(nine_decimals <<<"$draws")" ]
 	# The retry lines show the same sleeps, in milliseconds.
 	local k=1 d
 	for d in $draws; do
@@ -104,7 +107,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	    [ "$RETRY_ATTEMPT" = 2 ]'
 	# The command's environment is retry's own: it keeps them.
 	[ "$output" = $'stale stale\nstale stale' ]
-	expect_stderr "$(failed 1 2 "exit 1")" "A=1 S=1 M=2 N=0.000"
+	expect_stderr "$(failed 1 2 "exit 1")" "A=1 S=1 M=2 N=0.000" \
+	    "retry: succeeded on attempt 2/2 after Ts"
 	RETRY_STATUS=stale RETRY_NEXT_SLEEP=stale run -1 --separate-stderr \
 	    "$RETRY" -n 1 --on-give-up="$SHOW" -- false
 	expect_stderr \
@@ -135,7 +139,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	run -0 --separate-stderr "$RETRY" -O -n 2 -b 0 --on-retry='echo hook' \
 	    -- sh -c 'echo "out $RETRY_ATTEMPT"; [ "$RETRY_ATTEMPT" = 2 ]'
 	[ "$output" = "out 2" ]
-	expect_stderr "out 1" "$(failed 1 2 "exit 1")" hook
+	expect_stderr "out 1" "$(failed 1 2 "exit 1")" hook \
+	    "retry: succeeded on attempt 2/2 after Ts"
 }
 
 @test "a failing --on-retry is a warning and changes nothing" {
@@ -145,7 +150,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	expect_stderr "$(failed 1 3 "exit 1")" "hook 1" \
 	    "retry: --on-retry failed (exit 4)" \
 	    "$(failed 2 3 "exit 1")" "hook 2" \
-	    "retry: --on-retry failed (exit 4)"
+	    "retry: --on-retry failed (exit 4)" \
+	    "retry: succeeded on attempt 3/3 after Ts"
 	run -1 --separate-stderr "$RETRY" -n 2 -b 0 --on-retry='kill -USR1 $$' \
 	    -- false
 	expect_stderr "$(failed 1 2 "exit 1")" \
@@ -193,7 +199,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	run -0 --separate-stderr "$RETRY" -n 3 -b 0 --on-retry='echo retrying' \
 	    --on-give-up='echo gave up' -- sh -c '[ "$RETRY_ATTEMPT" = 3 ]'
 	expect_stderr "$(failed 1 3 "exit 1")" retrying \
-	    "$(failed 2 3 "exit 1")" retrying
+	    "$(failed 2 3 "exit 1")" retrying \
+	    "retry: succeeded on attempt 3/3 after Ts"
 	run -3 --separate-stderr "$RETRY" -n 3 -b 0 --success-if-output=Ready \
 	    --on-give-up='echo gave up' -- sh -c 'echo Ready; exit 3'
 	expect_stderr
@@ -206,7 +213,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	kill -TERM "$RPID"
 	bg_wait
 	[ "$WS" = "signal 15" ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by TERM during attempt 1/3 after Ts" ]
 	[ ! -e "$WORK/gave-up" ]
 	wait_markers_gone
 }
@@ -220,7 +228,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	[ "$WS" = "signal 15" ]
 	stderr=$(<"$WORK/err")
 	expect_stderr "$(failed 1 3 "exit 1")" \
-	    "retry: --on-retry failed (signal TERM)"
+	    "retry: --on-retry failed (signal TERM)" \
+	    "retry: stopped by TERM after attempt 1/3 in Ts"
 	[ ! -e "$WORK/gave-up" ]
 	wait_markers_gone
 }
@@ -234,7 +243,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	bg_wait
 	[ "$WS" = "signal 15" ]
 	stderr=$(<"$WORK/err")
-	expect_stderr "$(failed 1 3 "exit 1" 10.000s)"
+	expect_stderr "$(failed 1 3 "exit 1" 10.000s)" \
+	    "retry: stopped by TERM after attempt 1/3 in Ts"
 	[ ! -e "$WORK/gave-up" ]
 }
 

@@ -126,7 +126,8 @@ shell_status() {
 	wait_gone "$(<"$WORK/ppid")" 5
 	[ "$(shell_status)" = "rc=0" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by INT during attempt 1/3 after Ts" ]
 }
 
 @test "terminal: a window resize reaches the command once; a kill -WINCH is forwarded" {
@@ -162,7 +163,8 @@ shell_status() {
 	# Not after --kill-after (10 s): at once, with margin.
 	(($(now_us) - t0 < 3000000))
 	[ "$rc" = "rc=130" ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by INT during attempt 1/5 after Ts" ]
 	# The background sleep ignores INT (a background job of sh -c) and,
 	# as after any final attempt, is left alone.
 	[ "$(markers | wc -l)" -eq 1 ]

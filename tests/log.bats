@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # --log-format and --log-file.  JSON lines are read by real parsers: jq for
 # the fields, and Python's json module on strictly decoded UTF-8 for the
-# escaping, which jq would forgive.
+# escaping, which jq would forgive.  log-ci.bats has --json-log, the
+# timestamps, the number forms and the github format.
 
 load helpers/common
 
@@ -53,23 +54,23 @@ jq_true() {
 	    "attempt_start", "attempt_end", "summary"]'
 	jq_true "$WORK/log" '.[0] | (keys == ["attempts", "base", "cap",
 	    "command", "event", "factor", "jitter", "max_time", "time",
-	    "timeout"]) and .command == ["sh", "-c", "echo out; exit 3"] and
+	    "timeout", "ts"]) and .command == ["sh", "-c", "echo out; exit 3"] and
 	    .attempts == 3 and .base == 0.01 and .factor == 1 and
 	    .cap == 60 and .jitter == "none" and .timeout == null and
 	    .max_time == null'
 	jq_true "$WORK/log" '[.[] | select(.event == "attempt_start")] |
-	    map(keys == ["attempt", "event", "time"]) == [true, true, true]
+	    map(keys == ["attempt", "event", "time", "ts"]) == [true, true, true]
 	    and map(.attempt) == [1, 2, 3]'
 	jq_true "$WORK/log" '[.[] | select(.event == "attempt_end")] |
 	    all(keys == ["attempt", "duration", "event", "outcome", "status",
-	    "time", "value"] and .outcome == "exit" and .value == 3 and
+	    "time", "ts", "value"] and .outcome == "exit" and .value == 3 and
 	    .status == 3 and .duration >= 0) and map(.attempt) == [1, 2, 3]'
 	jq_true "$WORK/log" '[.[] | select(.event == "sleep")] |
-	    all(keys == ["attempt", "event", "jitter", "seconds", "time",
+	    all(keys == ["attempt", "event", "jitter", "seconds", "time", "ts",
 	    "window"] and .seconds == 0.01 and .window == 0.01 and
 	    .jitter == "none") and map(.attempt) == [1, 2]'
 	jq_true "$WORK/log" '.[-1] | keys == ["attempts", "elapsed", "event",
-	    "reason", "status", "time"] and .attempts == 3 and .status == 3
+	    "reason", "status", "time", "ts"] and .attempts == 3 and .status == 3
 	    and .reason == "no attempts left" and .elapsed >= 0.02'
 	# Time runs from the first attempt and never goes back.
 	jq_true "$WORK/log" '[.[].time] | .[0] >= 0 and . == sort'
@@ -218,6 +219,10 @@ for got in cmd:
 	    (.[1] | length) == 100000 and .[1] == .[2]'
 }
 
+# The local time that starts a line of a --log-file, as a regular
+# expression: ISO 8601 with milliseconds and the offset.
+STAMP='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}[+-][0-9]{2}:[0-9]{2} '
+
 @test "--log-file: text messages go to the file, appended, not to stderr" {
 	echo "earlier line" >"$WORK/log"
 	run -7 --separate-stderr "$RETRY" --log-file="$WORK/log" -n 2 -b 0.01 \
@@ -227,8 +232,8 @@ for got in cmd:
 	mapfile -t lines <"$WORK/log"
 	[ "${#lines[@]}" -eq 3 ]
 	[ "${lines[0]}" = "earlier line" ]
-	[ "${lines[1]}" = "retry: attempt 1/2 failed (exit 7), next in 0.010s" ]
-	[[ ${lines[2]} =~ ^$(gave_up 2 7)$ ]]
+	[[ ${lines[1]} =~ ^${STAMP}'retry: attempt 1/2 failed (exit 7), next in 0.010s'$ ]]
+	[[ ${lines[2]} =~ ^${STAMP}$(gave_up 2 7)$ ]]
 }
 
 @test "--log-file: -v lines go there too, and the command does not inherit it" {
@@ -238,9 +243,9 @@ for got in cmd:
 	[[ $output != *"$WORK/log"* ]]
 	mapfile -t lines <"$WORK/log"
 	[ "${#lines[@]}" -eq 3 ]
-	[ "${lines[0]}" = "retry: attempt 1/1 starting" ]
-	[[ ${lines[1]} =~ ^retry:\ attempt\ 1/1\ ended\ after\ [0-9]+\.[0-9]{3}s:\ exit\ 0$ ]]
-	[[ ${lines[2]} =~ ^retry:\ succeeded\ on\ attempt\ 1\ after\ [0-9]+\.[0-9]{3}s$ ]]
+	[[ ${lines[0]} =~ ^${STAMP}'retry: attempt 1/1 starting'$ ]]
+	[[ ${lines[1]} =~ ^${STAMP}retry:\ attempt\ 1/1\ ended\ after\ [0-9]+\.[0-9]{3}s:\ exit\ 0$ ]]
+	[[ ${lines[2]} =~ ^${STAMP}retry:\ succeeded\ on\ attempt\ 1/1\ after\ [0-9]+\.[0-9]{3}s$ ]]
 }
 
 @test "--log-file: a path that cannot be opened is an error, and nothing runs" {
@@ -259,10 +264,10 @@ for got in cmd:
 	[ ! -e "$WORK/ran" ]
 }
 
-@test "--log-format: only text and json" {
+@test "--log-format: only text, json and github" {
 	run -125 --separate-stderr "$RETRY" --log-format=xml true
 	[ "$output" = "" ]
-	[ "$stderr" = "retry: invalid --log-format 'xml': expected text or json; try 'retry --help'" ]
+	[ "$stderr" = "retry: invalid --log-format 'xml': expected text, json or github; try 'retry --help'" ]
 	run -1 --separate-stderr "$RETRY" --log-format=text -n 2 -b 0 false
 	[ "${#stderr_lines[@]}" -eq 2 ]
 	[ "${stderr_lines[0]}" = "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]

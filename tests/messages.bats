@@ -37,11 +37,12 @@ setup() {
 @test "unlimited attempts show as N/inf" {
 	run -0 --separate-stderr "$RETRY" -n inf -b 0 \
 	    sh -c '[ "$RETRY_ATTEMPT" -ge 3 ]'
-	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
 	[ "${stderr_lines[0]}" = \
 	    "retry: attempt 1/inf failed (exit 1), next in 0.000s" ]
 	[ "${stderr_lines[1]}" = \
 	    "retry: attempt 2/inf failed (exit 1), next in 0.000s" ]
+	[[ ${stderr_lines[2]} =~ ^retry:\ succeeded\ on\ attempt\ 3/inf\ after\ [0-9]+\.[0-9]{3}s$ ]]
 }
 
 @test "a run that ends on a non-retried failure gives up at once" {
@@ -58,10 +59,29 @@ setup() {
 	[ -z "$stderr" ]
 }
 
-@test "success is silent" {
+@test "a first-try success is silent" {
 	run -0 --separate-stderr "$RETRY" -n 3 -b 0 true
 	[ -z "$stderr" ]
 	[ -z "$output" ]
+}
+
+@test "a success after retries ends with one line, once even with -v" {
+	local ok='^retry: succeeded on attempt 3/5 after [0-9]+\.[0-9]{3}s$'
+	run -0 --separate-stderr "$RETRY" -n 5 -b 0 \
+	    sh -c '[ "$RETRY_ATTEMPT" -ge 3 ]'
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "${stderr_lines[1]}" = \
+	    "retry: attempt 2/5 failed (exit 1), next in 0.000s" ]
+	[[ ${stderr_lines[2]} =~ $ok ]]
+	run -0 --separate-stderr "$RETRY" -v -n 5 -b 0 \
+	    sh -c '[ "$RETRY_ATTEMPT" -ge 3 ]'
+	[ "${#stderr_lines[@]}" -eq 9 ]
+	[ "$(grep -c 'succeeded' <<<"$stderr")" -eq 1 ]
+	[[ ${stderr_lines[8]} =~ $ok ]]
+	run -0 --separate-stderr "$RETRY" -q -n 5 -b 0 \
+	    sh -c '[ "$RETRY_ATTEMPT" -ge 3 ]'
+	[ -z "$stderr" ]
 }
 
 @test "stdout belongs to the command" {
@@ -116,7 +136,7 @@ out 2" ]
 	[ "${#stderr_lines[@]}" -eq 3 ]
 	[ "${stderr_lines[0]}" = "retry: attempt 1/3 starting" ]
 	[[ ${stderr_lines[1]} =~ ^retry:\ attempt\ 1/3\ ended\ after\ [0-9]+\.[0-9]{3}s:\ exit\ 0$ ]]
-	[[ ${stderr_lines[2]} =~ ^retry:\ succeeded\ on\ attempt\ 1\ after\ [0-9]+\.[0-9]{3}s$ ]]
+	[[ ${stderr_lines[2]} =~ ^retry:\ succeeded\ on\ attempt\ 1/3\ after\ [0-9]+\.[0-9]{3}s$ ]]
 }
 
 @test "-v names a signal death by its name" {

@@ -43,9 +43,10 @@ failed() {
 @test "success after failures ends the run with 0" {
 	CODES="1 2 0" run -0 --separate-stderr "$RETRY" -n 5 -b 0 -j none \
 	    "$WORK/cmd"
-	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
 	failed 1 5 "exit 1"
 	failed 2 5 "exit 2"
+	succeeded "${stderr_lines[2]}" 3 5
 	attempts 3
 }
 
@@ -86,9 +87,10 @@ failed() {
 @test "--success-on=1 with --retry-on=0 retries exit 0" {
 	CODES="0 0 1" run -1 --separate-stderr "$RETRY" -n 5 -b 0 -j none \
 	    --success-on=1 --retry-on=0 "$WORK/cmd"
-	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
 	failed 1 5 "exit 0"
 	failed 2 5 "exit 0"
+	succeeded "${stderr_lines[2]}" 3 5
 	attempts 3
 	rm "$WORK/log"
 	CODES=0 run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
@@ -101,9 +103,10 @@ failed() {
 @test "--success-on takes ranges and several items" {
 	CODES="1 9 4" run -4 --separate-stderr "$RETRY" -n 5 -b 0 -j none \
 	    --success-on=0,3-5 "$WORK/cmd"
-	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
 	failed 1 5 "exit 1"
 	failed 2 5 "exit 9"
+	succeeded "${stderr_lines[2]}" 3 5
 	attempts 3
 }
 
@@ -155,9 +158,10 @@ failed() {
 @test "--retry-on can list 126 and 127 from the command itself" {
 	CODES="127 126 0" run -0 --separate-stderr "$RETRY" -n 3 -b 0 \
 	    -j none -r 126,127 "$WORK/cmd"
-	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
 	failed 1 3 "exit 127"
 	failed 2 3 "exit 126"
+	succeeded "${stderr_lines[2]}" 3 3
 	attempts 3
 }
 
@@ -167,8 +171,9 @@ failed() {
 		rm -f "$WORK/log"
 		CODES="TERM 0" quick -n 3 -b 0 -j none -r "$list" "$WORK/cmd"
 		[ "$status" -eq 0 ]
-		[ "${#stderr_lines[@]}" -eq 1 ]
+		[ "${#stderr_lines[@]}" -eq 2 ]
 		failed 1 3 "signal TERM"
+		succeeded "${stderr_lines[1]}" 2 3
 		attempts 2
 	done
 }

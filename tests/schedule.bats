@@ -205,9 +205,10 @@ fair_draws() {
 	# at the cap (1ns here, so that nothing sleeps).
 	run -0 --separate-stderr "$RETRY" -n inf -b 1ns -c 1ns -f 1e300 \
 	    -j none sh -c '[ "$RETRY_ATTEMPT" -ge 200 ]'
-	[ "${#stderr_lines[@]}" -eq 199 ]
+	[ "${#stderr_lines[@]}" -eq 200 ]
 	[ "${stderr_lines[198]}" = \
 	    "retry: attempt 199/inf failed (exit 1), next in 0.000s" ]
+	succeeded "${stderr_lines[199]}" 200 inf
 }
 
 @test "a seed makes the whole table reproducible" {

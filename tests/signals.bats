@@ -34,7 +34,14 @@ forward_during_attempt() {
 	[ "$WS" = "exit 0" ]
 	[ "$(<"$WORK/caught")" = "caught $n" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	# A stop signal says so; another one changes nothing, and the
+	# attempt's exit 0 is a first-try success, which is silent.
+	case $name in
+	HUP | INT | QUIT | TERM)
+		[ "$(untimed "$(<"$WORK/err")")" = \
+		    "retry: stopped by $name during attempt 1/3 after Ts" ] ;;
+	*)	[ "$(<"$WORK/err")" = "" ] ;;
+	esac
 	case $name in
 	INT | QUIT) [ "$(markers | wc -l)" -eq 1 ] ;;
 	*) wait_markers_gone ;;
@@ -102,7 +109,8 @@ forward_during_sleep() {
 	bg_wait
 	[ "$WS" = "signal $n" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "$line" ]
+	[ "$(untimed "$(<"$WORK/err")")" = "$line
+retry: stopped by $name after attempt 1/3 in Ts" ]
 }
 
 @test "HUP during a sleep: retry dies by it at once" {
@@ -133,7 +141,8 @@ ignored_during_sleep() {
 	kill -s "$name" "$RPID"
 	bg_wait
 	[ "$WS" = "exit 0" ]
-	[ "$(<"$WORK/err")" = "$line" ]
+	[ "$(untimed "$(<"$WORK/err")")" = "$line
+retry: succeeded on attempt 2/2 after Ts" ]
 	mapfile -t t <"$WORK/attempts"
 	[ "${#t[@]}" -eq 2 ]
 	((t[1] - t[0] >= 1000000000))
@@ -164,7 +173,8 @@ ignored_during_sleep() {
 	bg_wait
 	[ "$WS" = "signal 15" ]
 	[ ! -e "$WORK/attempts" ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by TERM during the splay after Ts" ]
 }
 
 @test "a signal the command ignores: no KILL, retry waits for the command" {
@@ -180,7 +190,8 @@ ignored_during_sleep() {
 	# TERM stops the retrying: retry exits as the attempt did.
 	[ "$WS" = "exit 3" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by TERM during attempt 1/3 after Ts" ]
 }
 
 @test "a stop signal sent as the attempt ends still stops the run (-b 0)" {
@@ -192,7 +203,7 @@ ignored_during_sleep() {
 		    echo "$RETRY_ATTEMPT" >>"$1/attempts"
 		    kill -s "$2" $PPID; exit 1' sh "$WORK" "$sig"
 		[ "$output" = "" ]
-		[ "$stderr" = "" ]
+		[[ $(untimed "$stderr") =~ ^"retry: stopped by $sig "("during attempt 1/5 after"|"after attempt 1/5 in")" Ts"$ ]]
 		# Whichever retry sees first: the signal during the attempt
 		# (retry exits as the attempt did: exit 1, or death by the
 		# signal passed on to sh before it exits), or the attempt's
@@ -208,7 +219,8 @@ ignored_during_sleep() {
 	    [ "$RETRY_ATTEMPT" = 1 ] || exit 0
 	    kill -s USR1 $PPID; exit 1' sh "$WORK"
 	[ "$output" = "" ]
-	[ "$stderr" = "retry: attempt 1/5 failed (exit 1), next in 0.000s" ]
+	[ "$(untimed "$stderr")" = "retry: attempt 1/5 failed (exit 1), next in 0.000s
+retry: succeeded on attempt 2/5 after Ts" ]
 	[ "$WS" = "exit 0" ]
 	[ "$(<"$WORK/attempts")" = $'1\n2' ]
 }
@@ -245,11 +257,13 @@ writing_to_pipe() {
 	[ "$WS" = "signal 15" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
 	mapfile -t lines <"$WORK/err"
-	[ "${#lines[@]}" -eq 3 ]
+	[ "${#lines[@]}" -eq 4 ]
 	[ "${lines[0]}" = "retry: attempt 1/5 starting" ]
 	[[ ${lines[1]} =~ ^retry:\ attempt\ 1/5\ ended\ after\ [0-9]+\.[0-9]{3}s:\ exit\ 1$ ]]
 	[ "${lines[2]}" = \
 	    "retry: attempt 1/5 failed (exit 1), next in 0.000s" ]
+	[ "$(untimed "${lines[3]}")" = \
+	    "retry: stopped by TERM after attempt 1/5 in Ts" ]
 }
 
 # Ignored at start (nohup, a background job of a script): retry neither
@@ -420,5 +434,6 @@ term_pending() {
 	bg_wait
 	[ "$WS" = "exit 3" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by TERM during attempt 1/3 after Ts" ]
 }

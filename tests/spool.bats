@@ -41,6 +41,12 @@ failed_lines() {
 	done
 }
 
+# The same, then attempt N's success, as untimed() shows it.
+retried_lines() {
+	failed_lines "$1"
+	printf 'retry: succeeded on attempt %d/%d after Ts\n' "$1" "$1"
+}
+
 # The giving-up line $1 with its measured time, and only that, made "T".
 no_time() {
 	local re='^(retry: giving up after [0-9]+ attempts? in )'
@@ -131,7 +137,7 @@ replay_pipe() {
 
 	run -0 --separate-stderr from_pipe "$input" -I -b 0 -n 5 -- \
 	    "$ATTEMPT" "$WORK" "${actions[@]}"
-	[ "$stderr" = "$(failed_lines 5)" ]
+	[ "$(untimed "$stderr")" = "$(retried_lines 5)" ]
 	[ "$output" = "$(attempt_lines 5)" ]
 	assert_replayed "$input" "${actions[@]}"
 	assert_spooled "$WORK/fds.1"
@@ -173,7 +179,7 @@ replay_pipe() {
 
 	run -0 --separate-stderr "$RETRY" -I -b 0 -n 4 -- \
 	    "$ATTEMPT" "$WORK" "${actions[@]}" < "$input"
-	[ "$stderr" = "$(failed_lines 4)" ]
+	[ "$(untimed "$stderr")" = "$(retried_lines 4)" ]
 	[ "$output" = "$(attempt_lines 4)" ]
 	assert_replayed "$input" "${actions[@]}"
 	assert_not_spooled "$WORK/fds.1"
@@ -203,7 +209,7 @@ at_offset() {
 	tail -c +11 "$INPUTS/input.$MIB" > "$WORK/rest"
 	run -0 --separate-stderr at_offset "$INPUTS/input.$MIB" 10 \
 	    -I -b 0 -n 4 -- "$ATTEMPT" "$WORK" "${actions[@]}"
-	[ "$stderr" = "$(failed_lines 4)" ]
+	[ "$(untimed "$stderr")" = "$(retried_lines 4)" ]
 	[ "$output" = "$(attempt_lines 4)" ]
 	assert_replayed "$WORK/rest" "${actions[@]}"
 	assert_not_spooled "$WORK/fds.1"
@@ -213,7 +219,7 @@ at_offset() {
 @test "-I with a regular file read to its end: every attempt reads nothing" {
 	run -0 --separate-stderr at_offset "$INPUTS/input.65537" 65537 \
 	    -I -b 0 -n 2 -- "$ATTEMPT" "$WORK" all all
-	[ "$stderr" = "$(failed_lines 2)" ]
+	[ "$(untimed "$stderr")" = "$(retried_lines 2)" ]
 	[ "$output" = "$(attempt_lines 2)" ]
 	assert_replayed /dev/null all all
 }
@@ -228,7 +234,7 @@ at_offset() {
 	run -0 --separate-stderr "$RETRY" -I -b 0 -n 3 -- \
 	    "$ATTEMPT" "$WORK" "${actions[@]}" < "$WORK/fifo"
 	wait "$writer"
-	[ "$stderr" = "$(failed_lines 3)" ]
+	[ "$(untimed "$stderr")" = "$(retried_lines 3)" ]
 	[ "$output" = "$(attempt_lines 3)" ]
 	assert_replayed "$input" "${actions[@]}"
 	assert_spooled "$WORK/fds.1"
@@ -241,7 +247,7 @@ at_offset() {
 
 	run -0 --separate-stderr "$SOCKET" "$input" "$RETRY" -I -b 0 -n 4 -- \
 	    "$ATTEMPT" "$WORK" "${actions[@]}"
-	[ "$stderr" = "$(failed_lines 4)" ]
+	[ "$(untimed "$stderr")" = "$(retried_lines 4)" ]
 	[ "$output" = "$(attempt_lines 4)" ]
 	assert_replayed "$input" "${actions[@]}"
 	assert_spooled "$WORK/fds.1"
@@ -251,7 +257,7 @@ at_offset() {
 @test "-I with /dev/null: every attempt reads nothing" {
 	run -0 --separate-stderr "$RETRY" -I -b 0 -n 2 -- \
 	    "$ATTEMPT" "$WORK" all all < /dev/null
-	[ "$stderr" = "$(failed_lines 2)" ]
+	[ "$(untimed "$stderr")" = "$(retried_lines 2)" ]
 	[ "$output" = "$(attempt_lines 2)" ]
 	assert_replayed /dev/null all all
 }
@@ -290,7 +296,7 @@ trickle() {
 
 	run -0 --separate-stderr "$RETRY" -I -b 0 -n 2 -- \
 	    "$ATTEMPT" "$WORK" "${actions[@]}" < <(trickle "$input")
-	[ "$stderr" = "$(failed_lines 2)" ]
+	[ "$(untimed "$stderr")" = "$(retried_lines 2)" ]
 	[ "$output" = "$(attempt_lines 2)" ]
 	assert_replayed "$input" "${actions[@]}"
 }
@@ -302,7 +308,7 @@ trickle() {
 	# spool-attempt's close waits until retry has let go of the pipe.
 	run -0 --separate-stderr from_pipe "$input" -I -b 0 -n 4 -- \
 	    "$ATTEMPT" "$WORK" "${actions[@]}"
-	[ "$stderr" = "$(failed_lines 4)" ]
+	[ "$(untimed "$stderr")" = "$(retried_lines 4)" ]
 	[ "$output" = "$(attempt_lines 4)" ]
 	assert_replayed "$input" "${actions[@]}"
 }
@@ -324,9 +330,9 @@ trickle() {
 	    /dev/null < /dev/null
 	[ "$stderr" = "" ]
 	run -0 cat "$WORK/err"
-	[ "$output" = "retry: --replay-stdin: standard input is a terminal;\
+	[ "$(untimed "$output")" = "retry: --replay-stdin: standard input is a terminal;\
  every attempt reads it directly
-$(failed_lines 2)" ]
+$(retried_lines 2)" ]
 	assert_tmpdir_empty
 }
 
@@ -414,13 +420,14 @@ printf "err %s\n" "$RETRY_ATTEMPT" >&2
 @test "-O: success on attempt 3: stdout has attempt 3, stderr the others" {
 	run -0 --separate-stderr "$RETRY" -O -b 0 -- sh -c "$HOLD" 3
 	[ "$output" = "out 3" ]
-	[ "$stderr" = "err 1
+	[ "$(untimed "$stderr")" = "err 1
 out 1
 retry: attempt 1/5 failed (exit 1), next in 0.000s
 err 2
 out 2
 retry: attempt 2/5 failed (exit 1), next in 0.000s
-err 3" ]
+err 3
+retry: succeeded on attempt 3/5 after Ts" ]
 	assert_tmpdir_empty
 }
 
@@ -459,8 +466,9 @@ cat "$0"'
 	local input=$INPUTS/input.$MIB
 
 	run -0 --separate-stderr to_file -O -b 0 -- sh -c "$BIG" "$input"
-	[ "$stderr" = "short 1retry: attempt 1/5 failed (exit 1), next in 0.000s
-short 2retry: attempt 2/5 failed (exit 1), next in 0.000s" ]
+	[ "$(untimed "$stderr")" = "short 1retry: attempt 1/5 failed (exit 1), next in 0.000s
+short 2retry: attempt 2/5 failed (exit 1), next in 0.000s
+retry: succeeded on attempt 3/5 after Ts" ]
 	[ "$(sum < "$WORK/stdout")" = "$(sum < "$input")" ]
 }
 
@@ -478,8 +486,9 @@ short 2retry: attempt 2/5 failed (exit 1), next in 0.000s" ]
 @test "-O: a final attempt with no output leaves stdout empty" {
 	run -0 --separate-stderr to_file -O -b 0 -- \
 	    sh -c '[ "$RETRY_ATTEMPT" = 1 ] && echo first && exit 1; exit 0'
-	[ "$stderr" = "first
-retry: attempt 1/5 failed (exit 1), next in 0.000s" ]
+	[ "$(untimed "$stderr")" = "first
+retry: attempt 1/5 failed (exit 1), next in 0.000s
+retry: succeeded on attempt 2/5 after Ts" ]
 	[ ! -s "$WORK/stdout" ]
 }
 
@@ -560,7 +569,8 @@ short 2retry: attempt 2/5 failed (exit 1), next in 0.000s" ]
 	wait "$bg"
 	[ "$rc" -eq 0 ]
 	[ "$(cat "$WORK/ws")" = "signal 15" ]
-	[ "$(cat "$WORK/err")" = "" ]
+	# The signal may come before or after retry has reaped the attempt.
+	[[ $(untimed "$(cat "$WORK/err")") =~ ^'retry: stopped by TERM '('during attempt 1/5 after'|'after attempt 1/5 in')' Ts'$ ]]
 }
 
 # ---- timeouts, signals, temporary files --------------------------------
@@ -573,8 +583,9 @@ short 2retry: attempt 2/5 failed (exit 1), next in 0.000s" ]
 	run -0 --separate-stderr from_pipe "$input" -I -O -b 0 -n 2 -t 2s -- \
 	    "$ATTEMPT" "$WORK" hang:1000 all
 	[ "$output" = "attempt 2" ]
-	[ "$stderr" = "attempt 1
-retry: attempt 1/2 failed (timed out), next in 0.000s" ]
+	[ "$(untimed "$stderr")" = "attempt 1
+retry: attempt 1/2 failed (timed out), next in 0.000s
+retry: succeeded on attempt 2/2 after Ts" ]
 	assert_replayed "$input" hang:1000 all
 	assert_tmpdir_empty
 }
@@ -624,8 +635,9 @@ start_bg() {
 	wait "$BG"
 	[ "$(cat "$WORK/ws")" = "signal 15" ]
 	[ "$(cat "$WORK/stdout")" = "attempt 2" ]
-	[ "$(cat "$WORK/stderr")" = "attempt 1
-$(failed_lines 2)" ]
+	[ "$(untimed "$(cat "$WORK/stderr")")" = "attempt 1
+$(failed_lines 2)
+retry: stopped by TERM during attempt 2/2 after Ts" ]
 	assert_replayed "$input" part:10 hang:1000
 	assert_tmpdir_empty
 }
@@ -677,18 +689,18 @@ gamma 2'
 @test "without -I, retry in a while-read loop over a file leaves it alone" {
 	printf '%s\n' alpha beta gamma > "$WORK/list"
 	run -0 --separate-stderr loop_file -n 2
-	[ "$stderr" = "$(failed_lines 2)
-$(failed_lines 2)
-$(failed_lines 2)" ]
+	[ "$(untimed "$stderr")" = "$(retried_lines 2)
+$(retried_lines 2)
+$(retried_lines 2)" ]
 	[ "$(cat "$WORK/seen")" = "$SEEN" ]
 }
 
 @test "without -I, retry in a while-read loop over a pipe leaves it alone" {
 	printf '%s\n' alpha beta gamma > "$WORK/list"
 	run -0 --separate-stderr loop_pipe -n 2
-	[ "$stderr" = "$(failed_lines 2)
-$(failed_lines 2)
-$(failed_lines 2)" ]
+	[ "$(untimed "$stderr")" = "$(retried_lines 2)
+$(retried_lines 2)
+$(retried_lines 2)" ]
 	[ "$(cat "$WORK/seen")" = "$SEEN" ]
 }
 

@@ -52,7 +52,8 @@ ctrl_c_ends_the_job() {
 	wait_for_line "$WORK/out" '^hello$'
 	ctrl_c_ends_the_job
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by INT during attempt 1/3 after Ts" ]
 	wait_gone "$(<"$WORK/cat")"
 }
 
@@ -66,7 +67,8 @@ sh -c '$CAT' sh '$WORK' >'$WORK/out' 2>'$WORK/err'"
 	wait_for_file "$WORK/ws"
 	[ "$(<"$WORK/ws")" = "signal 2" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by INT during attempt 1/3 after Ts" ]
 	wait_gone "$(<"$WORK/cat")"
 }
 
@@ -76,8 +78,9 @@ exit 1' sh '$WORK' 2>'$WORK/err'; echo after >'$WORK/after'"
 	wait_for_line "$WORK/err" '^retry: attempt 1/3 failed \(exit 1\), next in 60\.000s$'
 	ctrl_c_ends_the_job
 	[ "$(<"$WORK/attempts")" = x ]
-	[ "$(<"$WORK/err")" = \
-	    "retry: attempt 1/3 failed (exit 1), next in 60.000s" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: attempt 1/3 failed (exit 1), next in 60.000s
+retry: stopped by INT after attempt 1/3 in Ts" ]
 }
 
 @test "terminal: from a script, --foreground lets the command read it" {

@@ -55,7 +55,8 @@ forwarded_leaves_nothing() {
 	kill -s "$1" "$RPID"
 	bg_wait
 	[ "$WS" = "signal $(signum "$1")" ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by $1 during attempt 1/3 after Ts" ]
 	wait_markers_gone
 }
 
@@ -79,7 +80,8 @@ forwarded_leaves_background() {
 	kill -s "$1" "$RPID"
 	bg_wait
 	[ "$WS" = "signal $(signum "$1")" ]
-	[ "$(<"$WORK/err")" = "" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by $1 during attempt 1/3 after Ts" ]
 	# Not a synchronisation: time for a wrong KILL (after 100 ms) to land.
 	sleep 0.3
 	[ "$(markers | wc -l)" -eq 1 ]
@@ -106,7 +108,8 @@ first_leaves() {
 	        eval "${6:-}"; exit 1; fi
 	    pgrep -f -x "$4" >"$1/left"; echo done >"$1/done"' \
 	    sh "$WORK" "$MARK" "$1" "$MARK_RE" "${2:-1}" "${4:-}"
-	[ "$stderr" = "retry: attempt 1/2 failed (exit 1), next in 0.001s" ]
+	[ "$(untimed "$stderr")" = "retry: attempt 1/2 failed (exit 1), next in 0.001s
+retry: succeeded on attempt 2/2 after Ts" ]
 	[ "$(<"$WORK/done")" = "done" ]
 	[ "$(<"$WORK/left")" = "" ]
 }
@@ -159,7 +162,8 @@ untouched() {
 	        echo $! >"$1/away"
 	        until pgrep -f -x "$4" >/dev/null; do sleep 0.01; done
 	        exit 1; fi' sh "$WORK" "$HELPERS" "$MARK" "$MARK_RE"
-	[ "$stderr" = "retry: attempt 1/2 failed (exit 1), next in 0.001s" ]
+	[ "$(untimed "$stderr")" = "retry: attempt 1/2 failed (exit 1), next in 0.001s
+retry: succeeded on attempt 2/2 after Ts" ]
 	[ "$(markers)" = "$(<"$WORK/away")" ]
 	untouched "$(<"$WORK/away")"
 }
@@ -199,7 +203,8 @@ untouched() {
 	bg_wait
 	[ "$WS" = "exit 0" ]
 	[ "$(<"$WORK/attempts")" = $'1\n2' ]
-	[ "$(<"$WORK/err")" = \
-	    "retry: attempt 1/3 failed (exit 1), next in 0.001s" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: attempt 1/3 failed (exit 1), next in 0.001s
+retry: succeeded on attempt 2/3 after Ts" ]
 	wait_markers_gone
 }

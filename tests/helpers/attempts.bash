@@ -4,16 +4,9 @@
 # after helpers/common.
 # shellcheck shell=bash
 
-# The giving-up lines of $stderr with their measured time made "T".
-untimed() {
-	local re='(retry: giving up after [0-9]+ attempts? in )'
-
-	re+='[0-9]+\.[0-9]{3}s: '
-	printf '%s\n' "$1" | sed -E "s/$re/\\1Ts: /"
-}
-
 # expect_stderr LINE...: $stderr is exactly these lines, where "T" stands
-# for the measured time of a giving-up line.  No LINE: stderr is empty.
+# for the measured time of a giving-up, success or stop line (untimed() of
+# helpers/common).  No LINE: stderr is empty.
 # shellcheck disable=SC2154 # run sets stderr
 expect_stderr() {
 	local want got
@@ -27,6 +20,12 @@ expect_stderr() {
 		    sed 1,2d >&2
 		return 1
 	fi
+}
+
+# Seconds on stdin, one a line, with exactly 9 decimals: 0.004 and
+# 0.004000000 alike become the latter.
+nine_decimals() {
+	awk '{ split($1, p, "."); print p[1] "." substr(p[2] "000000000", 1, 9) }'
 }
 
 # failed K N OUTCOME SLEEP: the line that says attempt K/N failed.

@@ -150,3 +150,10 @@ codes_script() {
 	} >"$1"
 	chmod +x "$1"
 }
+
+# succeeded LINE K N: LINE is retry's success line for attempt K of N (a
+# number or inf); only the form of its measured time is checked.
+succeeded() {
+	[[ $(untimed "$1") == "retry: succeeded on attempt $2/$3 after Ts" ]] ||
+	    { echo "not the success line of attempt $2/$3: $1" >&2; return 1; }
+}

@@ -1,0 +1,303 @@
+#!/usr/bin/env bats
+# Issue 14: logs for CI and cron.  --json-log beside the text; ts, the wall
+# clock, in every JSON event and one form for every number of seconds; the
+# local time in front of each line of a --log-file; the line that says a
+# signal stopped the run; --log-format=github, byte for byte, and
+# $GITHUB_OUTPUT.  JSON is read by jq, and by Python's json module where
+# the literal text of a number matters (jq 1.6 reads numbers as doubles).
+
+load helpers/common
+load helpers/proc-common
+
+setup() {
+	proc_setup
+	unset GITHUB_OUTPUT
+}
+
+teardown() {
+	proc_teardown
+}
+
+# jq_true FILE FILTER: the filter, run on FILE's lines slurped into one
+# array, says true.
+jq_true() {
+	run -0 --separate-stderr jq -se "$2" "$1"
+	[ "$stderr" = "" ]
+	[ "$output" = "true" ]
+}
+
+# The fields of the JSON log that are numbers of seconds.
+SECONDS_FIELDS='time base cap timeout max_time duration seconds window elapsed'
+
+# number_forms FILE: in every event of FILE, each field that is a number
+# of seconds is written with exactly 9 decimals (or is null), and ts is
+# RFC 3339 in UTC with milliseconds; read from the literal text.
+number_forms() {
+	run -0 --separate-stderr python3 -c '
+import json, re, sys
+secs = sys.argv[2].split()
+for n, line in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
+    ev = json.loads(line, parse_float=lambda s: ("float", s),
+                    parse_int=lambda s: ("int", s))
+    for k, v in ev.items():
+        if k in secs and v is not None and not (v[0] == "float" and
+                re.fullmatch(r"[0-9]+\.[0-9]{9}", v[1])):
+            sys.exit("line %d: %s is %r" % (n, k, v))
+    if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", ev["ts"]):
+        sys.exit("line %d: ts is %r" % (n, ev["ts"]))
+' "$1" "$SECONDS_FIELDS"
+	[ "$stderr" = "" ]
+}
+
+@test "--json-log: JSON lines in the file, the text on stderr as before" {
+	echo '{"event":"earlier"}' >"$WORK/json"
+	run -7 --separate-stderr "$RETRY" --json-log="$WORK/json" -n 2 -b 0 \
+	    -j none sh -c 'echo out; exit 7'
+	[ "$output" = $'out\nout' ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/2 failed (exit 7), next in 0.000s" ]
+	[[ $(untimed "${stderr_lines[1]}") == \
+	    "retry: giving up after 2 attempts in Ts: exit 7 (no attempts left)" ]]
+	# Appended to what was there.
+	jq_true "$WORK/json" '[.[].event] == ["earlier", "start",
+	    "attempt_start", "attempt_end", "sleep", "attempt_start",
+	    "attempt_end", "summary"]'
+	jq_true "$WORK/json" '.[-1] | .status == 7 and .attempts == 2 and
+	    .reason == "no attempts left"'
+}
+
+@test "--json-log: -q silences stderr, not the file" {
+	run -1 --separate-stderr "$RETRY" -q --json-log "$WORK/json" -n 2 \
+	    -b 0 false
+	[ "$output" = "" ]
+	[ "$stderr" = "" ]
+	jq_true "$WORK/json" '[.[].event] == ["start", "attempt_start",
+	    "attempt_end", "sleep", "attempt_start", "attempt_end", "summary"]'
+}
+
+@test "--json-log with --log-format=json: the same events in both places" {
+	run -0 --separate-stderr "$RETRY" --log-format=json \
+	    --log-file="$WORK/log" --json-log="$WORK/json" -n 3 -b 0 \
+	    sh -c '[ "$RETRY_ATTEMPT" = 2 ]'
+	[ "$stderr" = "" ]
+	[ "$(jq -c 'del(.ts, .time, .duration, .elapsed, .seconds)' \
+	    "$WORK/log")" = "$(jq -c 'del(.ts, .time, .duration, .elapsed,
+	    .seconds)' "$WORK/json")" ]
+	jq_true "$WORK/json" 'length == 7 and .[-1].reason == "success"'
+}
+
+@test "--json-log: a file that cannot be opened is an error; nothing runs" {
+	run -125 --separate-stderr "$RETRY" --json-log="$WORK/no/such" \
+	    touch "$WORK/ran"
+	[ "$output" = "" ]
+	[ "$stderr" = "retry: --json-log $WORK/no/such: No such file or directory" ]
+	run -125 --separate-stderr "$RETRY" --json-log= touch "$WORK/ran"
+	[ "$stderr" = "retry: invalid --json-log '': empty file name; try 'retry --help'" ]
+	[ ! -e "$WORK/ran" ]
+}
+
+@test "JSON: ts is the wall clock in UTC, and every number of seconds has 9 decimals" {
+	local before after
+	before=$(date +%s)
+	run -3 --separate-stderr "$RETRY" --json-log="$WORK/json" -n 3 -b 1ms \
+	    -c 1s -f 1 -j none -t 5s -m 1m sh -c 'exit 3'
+	after=$(date +%s)
+	number_forms "$WORK/json"
+	# The values themselves: 1 ms, 1 s and 60 s whatever their form.
+	jq_true "$WORK/json" '.[0] | .base == 0.001 and .cap == 1 and
+	    .timeout == 5 and .max_time == 60 and .factor == 1'
+	jq_true "$WORK/json" '[.[] | select(.event == "sleep") | .seconds] ==
+	    [0.001, 0.001]'
+	# ts parses as UTC and lies within the run, to the second.
+	jq_true "$WORK/json" "[.[].ts | sub(\"\\\\.[0-9]{3}Z$\"; \"Z\") |
+	    fromdateiso8601] | all(. >= $before and . <= $after)"
+	jq_true "$WORK/json" '[.[].ts] == ([.[].ts] | sort)'
+	# Nulls stay null: no timeout, no deadline.
+	run -0 --separate-stderr "$RETRY" --json-log="$WORK/json2" -n 1 true
+	number_forms "$WORK/json2"
+	jq_true "$WORK/json2" '.[0] | .timeout == null and .max_time == null'
+}
+
+# The local time in front of a line of a --log-file, as a regular
+# expression, with the offset group captured.
+STAMP='^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})\.[0-9]{3}([+-][0-9]{2}:[0-9]{2}) '
+
+# stamped_run TZ: a failing run with TZ, its --log-file lines in $lines;
+# checks each line's stamp: its offset is $2, and the time it names,
+# read back with that offset, lies within the run.
+stamped_run() {
+	local tz=$1 offset=$2 before after line t
+	rm -f "$WORK/log"
+	before=$(date +%s)
+	TZ=$tz run -1 --separate-stderr "$RETRY" --log-file="$WORK/log" \
+	    -n 2 -b 0 false
+	after=$(date +%s)
+	[ "$stderr" = "" ]
+	mapfile -t lines <"$WORK/log"
+	[ "${#lines[@]}" -eq 2 ]
+	for line in "${lines[@]}"; do
+		[[ $line =~ $STAMP ]] ||
+		    { echo "no stamp: $line" >&2; return 1; }
+		[ "${BASH_REMATCH[2]}" = "$offset" ]
+		t=$(date -d "${BASH_REMATCH[1]}${BASH_REMATCH[2]}" +%s)
+		((t >= before && t <= after)) ||
+		    { echo "$line: not within $before..$after" >&2; return 1; }
+	done
+	[[ ${lines[0]#* } == "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]]
+}
+
+@test "--log-file: each line starts with the local time and its offset" {
+	stamped_run UTC0 +00:00
+	stamped_run IST-5:30 +05:30
+	stamped_run NST3:30 -03:30
+}
+
+@test "--log-file that is a pipe: no time in front" {
+	# shellcheck disable=SC2016
+	run -1 --separate-stderr bash -c 'set -o pipefail
+	    "$RETRY" --log-file=/dev/stdout \
+	    -n 2 -b 0 false | cat'
+	[ "$stderr" = "" ]
+	[ "${lines[0]}" = "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
+	[[ $(untimed "${lines[1]}") == \
+	    "retry: giving up after 2 attempts in Ts: exit 1 (no attempts left)" ]]
+	# JSON lines and github commands in a log file have no time in front.
+	run -1 --separate-stderr "$RETRY" --log-file="$WORK/gh" \
+	    --log-format=github -n 2 -b 0 false
+	[ "$(head -1 "$WORK/gh")" = \
+	    "::warning title=retry::attempt 1/2 failed (exit 1), next in 0.000s" ]
+}
+
+# ---- stopped by a signal -------------------------------------------------
+# The line during an attempt is checked in tree.bats and hooks.bats, during
+# the splay and the sleep in signals.bats, on a terminal in terminal.bats.
+
+@test "a signal between attempts: 'stopped by INT after attempt 1/3'" {
+	local line="retry: attempt 1/3 failed (exit 1), next in 60.000s"
+	bg_retry -n 3 -b 60s -j none -- false
+	wait_for_line "$WORK/err" "^${line//[().]/\\&}\$"
+	kill -INT "$RPID"
+	bg_wait
+	[ "$WS" = "signal 2" ]
+	[ "$(untimed "$(<"$WORK/err")")" = "$line
+retry: stopped by INT after attempt 1/3 in Ts" ]
+}
+
+@test "-q hides the stop line; the JSON log has its summary" {
+	bg_retry -q --json-log="$WORK/json" -n 3 -b 60s -j none -- false
+	wait_for_line "$WORK/json" '"event":"sleep"'
+	kill -TERM "$RPID"
+	bg_wait
+	[ "$WS" = "signal 15" ]
+	[ "$(<"$WORK/err")" = "" ]
+	jq_true "$WORK/json" '.[-1] | .event == "summary" and
+	    .reason == "signal TERM" and .status == 143 and .attempts == 1'
+}
+
+# ---- --log-format=github ---------------------------------------------------
+
+# same_bytes FILE TEXT: FILE holds exactly TEXT (printf %s), byte for byte.
+same_bytes() {
+	printf '%s' "$2" >"$WORK/want"
+	cmp "$1" "$WORK/want" ||
+	    { od -c "$1" >&2; od -c "$WORK/want" >&2; return 1; }
+}
+
+# Runs retry with --log-format=github and stderr to $WORK/err; $1 the
+# status it must exit with.  The giving-up time is made T.
+gh_run() {
+	local want=$1
+	shift
+	status=0
+	"$RETRY" --log-format=github "$@" >"$WORK/out" 2>"$WORK/raw" ||
+	    status=$?
+	[ "$status" -eq "$want" ] ||
+	    { echo "status $status, not $want" >&2; return 1; }
+	sed -E 's/(attempts? in |[0-9] after |ended after )[0-9]+\.[0-9]{3}s/\1Ts/' \
+	    "$WORK/raw" >"$WORK/err"
+}
+
+@test "github: a warning for each retried failure, an error on giving up" {
+	gh_run 7 -n 3 -b 0 -j none -- sh -c 'echo out; exit 7'
+	same_bytes "$WORK/out" $'out\nout\nout\n'
+	same_bytes "$WORK/err" "\
+::warning title=retry::attempt 1/3 failed (exit 7), next in 0.000s
+::warning title=retry::attempt 2/3 failed (exit 7), next in 0.000s
+::error title=retry::giving up after 3 attempts in Ts: exit 7 (no attempts left)
+"
+	# A run that is not retried gives up at once.
+	gh_run 2 -n 3 -b 0 -x 2 -- sh -c 'exit 2'
+	same_bytes "$WORK/err" "\
+::error title=retry::giving up after 1 attempt in Ts: exit 2 (not retried)
+"
+}
+
+@test "github: a success after retries is a plain line; -v lines are plain" {
+	gh_run 0 -n 3 -b 0 -j none -- sh -c '[ "$RETRY_ATTEMPT" = 2 ]'
+	same_bytes "$WORK/err" "\
+::warning title=retry::attempt 1/3 failed (exit 1), next in 0.000s
+retry: succeeded on attempt 2/3 after Ts
+"
+	gh_run 0 -v -n 3 -b 0 -j none -- true
+	[ "$(<"$WORK/err")" = "retry: attempt 1/3 starting
+retry: attempt 1/3 ended after Ts: exit 0
+retry: succeeded on attempt 1/3 after Ts" ]
+	gh_run 1 -q -n 2 -b 0 -- false
+	same_bytes "$WORK/err" ""
+}
+
+@test "github: the title is escaped as a property, % , and :" {
+	# The title is the program's name: that of a link to retry here.
+	if [[ $PROC_RETRY == */quality-valgrind ]]; then
+		skip "under valgrind, retry runs under its own name"
+	fi
+	ln -s "$PROC_RETRY" "$WORK/re%try,a:b"
+	status=0
+	"$WORK/re%try,a:b" --log-format=github -n 2 -b 0 -j none false \
+	    2>"$WORK/raw" || status=$?
+	[ "$status" -eq 1 ]
+	sed -E 's/attempts in [0-9]+\.[0-9]{3}s/attempts in Ts/' "$WORK/raw" \
+	    >"$WORK/err"
+	same_bytes "$WORK/err" "\
+::warning title=re%25try%2Ca%3Ab::attempt 1/2 failed (exit 1), next in 0.000s
+::error title=re%25try%2Ca%3Ab::giving up after 2 attempts in Ts: exit 1 (no attempts left)
+"
+}
+
+@test "github: GITHUB_OUTPUT gets attempts and status appended at the end" {
+	printf 'earlier=1\n' >"$WORK/ghout"
+	GITHUB_OUTPUT=$WORK/ghout gh_run 7 -n 3 -b 0 -- sh -c 'exit 7'
+	same_bytes "$WORK/ghout" $'earlier=1\nattempts=3\nstatus=7\n'
+	GITHUB_OUTPUT=$WORK/ghout gh_run 0 -n 3 -b 0 -- \
+	    sh -c '[ "$RETRY_ATTEMPT" = 2 ]'
+	same_bytes "$WORK/ghout" \
+	    $'earlier=1\nattempts=3\nstatus=7\nattempts=2\nstatus=0\n'
+	# -q silences the annotations, not the outputs.
+	: >"$WORK/ghout"
+	GITHUB_OUTPUT=$WORK/ghout gh_run 1 -q -n 1 -- false
+	same_bytes "$WORK/err" ""
+	same_bytes "$WORK/ghout" $'attempts=1\nstatus=1\n'
+	# Only with --log-format=github, and only when set and not empty.
+	: >"$WORK/ghout"
+	GITHUB_OUTPUT=$WORK/ghout run -1 --separate-stderr "$RETRY" -q -n 1 \
+	    false
+	[ ! -s "$WORK/ghout" ]
+	GITHUB_OUTPUT='' gh_run 1 -q -n 1 -- false
+	run -125 --separate-stderr env GITHUB_OUTPUT="$WORK/no/such" \
+	    "$RETRY" --log-format=github true
+	[ "$stderr" = "retry: GITHUB_OUTPUT $WORK/no/such: No such file or directory" ]
+}
+
+@test "github: a run stopped by a signal still writes GITHUB_OUTPUT" {
+	: >"$WORK/ghout"
+	GITHUB_OUTPUT=$WORK/ghout bg_retry --log-format=github -n 3 -b 60s \
+	    -j none -- false
+	wait_for_line "$WORK/err" '^::warning '
+	kill -TERM "$RPID"
+	bg_wait
+	[ "$WS" = "signal 15" ]
+	same_bytes "$WORK/ghout" $'attempts=1\nstatus=143\n'
+	[ "$(untimed "$(sed -n 2p "$WORK/err")")" = \
+	    "retry: stopped by TERM after attempt 1/3 in Ts" ]
+}
