@@ -208,7 +208,7 @@ probe_until_it_runs() {
 	[ -z "$stderr" ]
 	run -75 --separate-stderr "$RETRY" --log-format=json \
 	    --breaker="$SPEC" -- true
-	[[ $stderr =~ ^\{\"event\":\"summary\",\"time\":0\.000,\"attempts\":0,\"elapsed\":0\.000,\"status\":75,\"reason\":\"circuit\ breaker\ \'job\'\ is\ open\",\"next_probe\":3[0-9]{3}\.[0-9]+\}$ ]]
+	[[ $stderr =~ ^\{\"event\":\"summary\",\"ts\":\"[-0-9T:.]+Z\",\"time\":0\.000000000,\"attempts\":0,\"elapsed\":0\.000000000,\"status\":75,\"reason\":\"circuit\ breaker\ \'job\'\ is\ open\",\"next_probe\":3[0-9]{3}\.[0-9]{9}\}$ ]]
 }
 
 @test "a budget and a breaker of the same name share one file" {

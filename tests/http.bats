@@ -79,7 +79,7 @@ ignored() {
 	line_is 2 "retry: attempt 1/5 failed (HTTP 503, exit 22), next in 0.000s"
 	line_is 3 "retry: attempt 2/5 starting"
 	line_like 4 "retry: attempt 2/5 ended after ${T}s: HTTP 200"
-	line_like 5 "retry: succeeded on attempt 2 after ${T}s"
+	line_like 5 "retry: succeeded on attempt 2/5 after ${T}s"
 	attempts 2
 }
 
@@ -92,7 +92,8 @@ ignored() {
 	answer 3 'HTTP/1.1 302 Found\r\n\r\nHTTP/1.1 200 OK\r\n\r\n'
 	CODES="0 0 0" fake -b 0
 	[ "$status" -eq 0 ]
-	nlines 2
+	nlines 3
+	line_like 2 "retry: succeeded on attempt 3/5 after ${T}s"
 	line_is 0 "retry: attempt 1/5 failed (HTTP 503), next in 0.000s (Retry-After: 0)"
 	line_is 1 "retry: attempt 2/5 failed (HTTP 429), next in 0.000s (Retry-After: 0)"
 	attempts 3
@@ -104,7 +105,8 @@ ignored() {
 	answer 1 'HTTP/1.1 503 Busy\r\nX-A: 1\r\n Retry-After: 7\r\nRetry-After : 7\r\nno colon here\r\nX-\0: 2\r\n\r\n'
 	CODES="22 0" fake -b 0
 	[ "$status" -eq 0 ]
-	nlines 1
+	nlines 2
+	line_like 1 "retry: succeeded on attempt 2/5 after ${T}s"
 	line_is 0 "retry: attempt 1/5 failed (HTTP 503, exit 22), next in 0.000s"
 	attempts 2
 }
@@ -117,7 +119,8 @@ ignored() {
 	answer 4 'HTTP/1.1 100 Continue\r\n\r\n'
 	CODES="7 7 7 7 0" fake -b 0
 	[ "$status" -eq 0 ]
-	nlines 4
+	nlines 5
+	line_like 4 "retry: succeeded on attempt 5/5 after ${T}s"
 	line_is 0 "retry: attempt 1/5 failed (exit 7), next in 0.000s"
 	line_is 1 "retry: attempt 2/5 failed (exit 7), next in 0.000s"
 	line_is 2 "retry: attempt 3/5 failed (exit 7), next in 0.000s"
@@ -162,7 +165,8 @@ ignored() {
 	umask 027
 	CODES="22 7 0" fake -b 0
 	[ "$status" -eq 0 ]
-	nlines 2
+	nlines 3
+	line_like 2 "retry: succeeded on attempt 3/5 after ${T}s"
 	line_is 0 "retry: attempt 1/5 failed (HTTP 500, exit 22), next in 0.000s"
 	line_is 1 "retry: attempt 2/5 failed (exit 7), next in 0.000s"
 	[ ! -e "$WORK/dirty" ]
@@ -198,7 +202,8 @@ ignored() {
 	answer 7 'HTTP/1.1 200 OK\r\n\r\n'
 	CODES="22 22 22 22 22 22 0" fake -n 10 -b 0
 	[ "$status" -eq 0 ]
-	nlines 6
+	nlines 7
+	line_like 6 "retry: succeeded on attempt 7/10 after ${T}s"
 	k=0
 	for code in 408 429 500 502 503 504; do
 		line_is "$k" "retry: attempt $((k + 1))/10 failed (HTTP $code, exit 22), next in 0.000s"
@@ -245,7 +250,9 @@ ignored() {
 		answer 2 "HTTP/1.1 $code X\r\n\r\n"
 		CODES="3 0" fake -b 0
 		[ "$status" -eq 0 ]
-		[ "$stderr" = "retry: attempt 1/5 failed (HTTP $code, exit 3), next in 0.000s" ]
+		nlines 2
+		line_is 0 "retry: attempt 1/5 failed (HTTP $code, exit 3), next in 0.000s"
+		line_like 1 "retry: succeeded on attempt 2/5 after ${T}s"
 		attempts 2
 	done
 }
@@ -308,7 +315,9 @@ ignored() {
 	# success on exit 0 under --success-on=http:304.
 	CODES="7 0" fake -b 0 -r http:404 --success-on=http:304
 	[ "$status" -eq 0 ]
-	[ "$stderr" = "retry: attempt 1/5 failed (exit 7), next in 0.000s" ]
+	nlines 2
+	line_is 0 "retry: attempt 1/5 failed (exit 7), next in 0.000s"
+	line_like 1 "retry: succeeded on attempt 2/5 after ${T}s"
 	attempts 2
 	# An exit-code item replaces that part: 7 is no longer retried.
 	rm "$WORK/log"
@@ -389,7 +398,9 @@ ignored() {
 	rm "$WORK/log"
 	CODES="22 0" fake -b 0
 	[ "$status" -eq 0 ]
-	[ "$stderr" = "retry: attempt 1/5 failed (HTTP 503, exit 22), next in 0.000s" ]
+	nlines 2
+	line_is 0 "retry: attempt 1/5 failed (HTTP 503, exit 22), next in 0.000s"
+	line_like 1 "retry: succeeded on attempt 2/5 after ${T}s"
 }
 
 @test "Retry-After longer than --cap ends the run; ignored on a stop or a success" {
@@ -436,7 +447,9 @@ ignored() {
 	answer 2 'HTTP/1.1 200 OK\r\n\r\n'
 	CODES="22 0" fake -b 0
 	[ "$status" -eq 0 ]
-	[ "$stderr" = "retry: attempt 1/5 failed (HTTP 503, exit 22), next in 0.000s (Retry-After: Monday, 01-Jan-$past 00:00:00 GMT)" ]
+	nlines 2
+	line_is 0 "retry: attempt 1/5 failed (HTTP 503, exit 22), next in 0.000s (Retry-After: Monday, 01-Jan-$past 00:00:00 GMT)"
+	line_like 1 "retry: succeeded on attempt 2/5 after ${T}s"
 }
 
 @test "--log-format=json: attempt_end has http_status, sleep has retry_after" {
@@ -462,7 +475,8 @@ ignored() {
 	run -0 --separate-stderr "$RETRY" -b 10ms --http="$WORK/h" -- \
 	    curl -fsS -D "$WORK/h" "$URL"
 	[ "$output" = "answer 2: 200" ]
-	nlines 2
+	nlines 3
+	line_like 2 "retry: succeeded on attempt 2/5 after ${T}s"
 	line_like 0 "$CURL22"
 	line_like 1 "retry: attempt 1/5 failed \(HTTP 503, exit 22\), next in 2\.0[01][0-9]s \(Retry-After: 2\)"
 	requests 2
@@ -484,7 +498,8 @@ ignored() {
 	serve '429' '502' '200'
 	run -0 --separate-stderr "$RETRY" -b 10ms --http="$WORK/h" -- \
 	    curl -fsS -D "$WORK/h" "$URL"
-	nlines 4
+	nlines 5
+	line_like 4 "retry: succeeded on attempt 3/5 after ${T}s"
 	line_like 1 "retry: attempt 1/5 failed \(HTTP 429, exit 22\), next in 0\.0[01][0-9]s"
 	line_like 3 "retry: attempt 2/5 failed \(HTTP 502, exit 22\), next in 0\.0[0-4][0-9]s"
 	requests 3
@@ -511,7 +526,8 @@ s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	serve '503|0|@imf+2' '503|0|@rfc850+2' '503|0|@asctime+2' '200'
 	run -0 --separate-stderr "$RETRY" -b 1ms --http="$WORK/h" -- \
 	    curl -fsS -D "$WORK/h" "$URL"
-	nlines 6
+	nlines 7
+	line_like 6 "retry: succeeded on attempt 4/5 after ${T}s"
 	local d='[0-9]{2}'
 	line_like 1 "retry: attempt 1/5 failed \(HTTP 503, exit 22\), next in [0-9]\.[0-9]{3}s \(Retry-After: [A-Z][a-z]{2}, $d [A-Z][a-z]{2} [0-9]{4} $d:$d:$d GMT\)"
 	line_like 3 "retry: attempt 2/5 failed \(HTTP 503, exit 22\), next in [0-9]\.[0-9]{3}s \(Retry-After: [A-Z][a-z]+day, $d-[A-Z][a-z]{2}-$d $d:$d:$d GMT\)"
@@ -527,7 +543,8 @@ s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	serve '503|0|@imf-3600' '200'
 	run -0 --separate-stderr "$RETRY" -b 1ms --http="$WORK/h" -- \
 	    curl -fsS -D "$WORK/h" "$URL"
-	nlines 2
+	nlines 3
+	line_like 2 "retry: succeeded on attempt 2/5 after ${T}s"
 	line_like 1 "retry: attempt 1/5 failed \(HTTP 503, exit 22\), next in 0\.00[01]s \(Retry-After: .* GMT\)"
 	requests 2
 	gap_between 1 2 0 3000
@@ -558,7 +575,8 @@ s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	run -0 --separate-stderr bash -c 'printf "hello, world" |
 	    "$RETRY" -I -b 1ms --http="$WORK/h" -- curl -fsS -D "$WORK/h" \
 	    --data-binary @- "$1"' bash "$URL"
-	nlines 2
+	nlines 3
+	line_like 2 "retry: succeeded on attempt 2/5 after ${T}s"
 	requests 2
 	[ "$(awk '{ print $3, $5 }' "$WORK/requests")" = "POST 12
 POST 12" ]
@@ -571,7 +589,8 @@ POST 12" ]
 	    bash "$URL"
 	[ "$output" = "ANSWER 2: 200" ]
 	# The failed attempt's reply goes to stderr.
-	nlines 2
+	nlines 3
+	line_like 2 "retry: succeeded on attempt 2/5 after ${T}s"
 	line_is 0 "answer 1: 503"
 	line_like 1 "retry: attempt 1/5 failed \(HTTP 503\), next in 0\.00[01]s \(Retry-After: 0\)"
 	requests 2
@@ -581,7 +600,8 @@ POST 12" ]
 	serve '302|0|60|/next' '503|0|0' '302|0||/next' '200'
 	run -0 --separate-stderr "$RETRY" -b 1ms --http="$WORK/h" -- \
 	    curl -fsSL -D "$WORK/h" "$URL"
-	nlines 2
+	nlines 3
+	line_like 2 "retry: succeeded on attempt 2/5 after ${T}s"
 	line_like 1 "retry: attempt 1/5 failed \(HTTP 503, exit 22\), next in 0\.00[01]s \(Retry-After: 0\)"
 	requests 4
 	[ "$(awk '{ print $4 }' "$WORK/requests" | tr '\n' ' ')" = "/ /next / /next " ]
@@ -593,7 +613,8 @@ POST 12" ]
 	# 126 is not in the default --retry-on; +126 keeps the rest.
 	CODES="126 1 0" quick -b 0 -r +126 "$WORK/cmd"
 	[ "$status" -eq 0 ]
-	nlines 2
+	nlines 3
+	line_like 2 "retry: succeeded on attempt 3/5 after ${T}s"
 	line_is 0 "retry: attempt 1/5 failed (exit 126), next in 0.000s"
 	line_is 1 "retry: attempt 2/5 failed (exit 1), next in 0.000s"
 	# --success-on=+3: 0 still succeeds, 3 too.
@@ -619,7 +640,7 @@ POST 12" ]
 	run -0 --separate-stderr "$RETRY" --log-format=Text -v -n 1 true
 	[ "${stderr%%$'\n'*}" = "retry: attempt 1/1 starting" ]
 	quick --dry-run --log-format=xml
-	usage_error "invalid --log-format 'xml': expected text or json"
+	usage_error "invalid --log-format 'xml': expected text, json or github"
 }
 
 @test "a command line given as one word: the message says no shell runs it" {
