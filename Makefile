@@ -1,4 +1,13 @@
 # retry: see README.md.  `make` builds ./retry, `make check` runs the tests.
+#
+# This file is for any make: GNU make and BSD make (bmake) alike, so it
+# keeps to what POSIX make has, and computes what it must in the shell,
+# at run time.  GNU make reads GNUmakefile first, which includes this
+# file and the developer targets of mk/*.mk, which need GNU make.
+#
+# `make`, `make install` and `make uninstall` build and copy files, and
+# nothing else; `make demo` and `make check` first install the Debian
+# packages they need (build-aux/deps.sh), as root or through sudo.
 
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
@@ -8,40 +17,79 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 CC	?= cc
-CFLAGS	?= -O2 -g
+CFLAGS	?= -g
+# -O2 goes before CFLAGS, so that an -O there wins.  (It is not in CFLAGS,
+# which BSD make sets itself, without an -O: Debian's bmake has -g.)
+OPTIMIZE = -O2
 WARN	= -std=c11 -Wall -Wextra -Wpedantic
-BSD_CFLAGS = `pkg-config --cflags libbsd-overlay`
-# libbsd is linked statically: one shared library less to load makes
-# start-up measurably cheaper (see bench/results.md).
-BSD_LIBS   = -Wl,-Bstatic `pkg-config --static --libs-only-l libbsd-overlay` \
-	     -Wl,-Bdynamic `pkg-config --libs-only-L libbsd-overlay`
-ALL_CPPFLAGS = -D_GNU_SOURCE $(CPPFLAGS)
+# A 64-bit off_t on 32-bit systems too: files over 2 GiB for -I and -O,
+# and the type that splice(2) takes.
+ALL_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(CPPFLAGS)
+PKG_CONFIG ?= pkg-config
+# The BSD interfaces come from the C library where it has them, else from
+# libbsd through pkg-config (build-aux/libbsd.sh).  libbsd is linked
+# statically where the linker can: one shared library less to load makes
+# start-up measurably cheaper (see bench/results.md).  STATIC_BSD=0 links
+# it as a shared library.
+STATIC_BSD ?= 1
+LIBBSD	= PKG_CONFIG='$(PKG_CONFIG)' STATIC_BSD='$(STATIC_BSD)' \
+	  sh build-aux/libbsd.sh
+BSD_CFLAGS = `$(LIBBSD) cflags $(CC) $(CFLAGS)`
+BSD_LIBS = `$(LIBBSD) libs $(CC) $(CFLAGS) $(LDFLAGS)`
+# hiredis, for --budget=redis://..., only where its static archive is
+# installed: linked statically, it costs a run that does not use it no
+# start-up time.  Without it the redis:// form fails with one line.
+HIREDIS_A  = pkg-config --exists hiredis && for a in \
+	     "$$(pkg-config --variable=libdir hiredis)/libhiredis.a" \
+	     "$$($(CC) -print-file-name=libhiredis.a)"; do \
+	     test -f "$$a" && break; done && test -f "$$a"
+HIREDIS_CFLAGS = `$(HIREDIS_A) && echo -DHAVE_HIREDIS \
+		 $$(pkg-config --cflags hiredis)`
+HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
 
 SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
 	  src/format.c src/spool.c src/proc.c src/spawn.c src/leftovers.c \
 	  src/match.c src/hooks.c src/signals.c src/fd.c src/clock.c \
-	  src/http.c
+	  src/http.c \
+	  src/guard.c src/budget.c src/statefile.c src/redisstore.c
 HDRS	= src/internal.h
 BATS	?= bats
 TESTS	= tests
+# The suites that need no tool beyond bats, perl and procps: CI runs them
+# against its other builds of retry (clang, 32-bit, bmake).
+CORE_TESTS = tests/options.bats tests/duration.bats tests/schedule.bats \
+	     tests/dryrun.bats tests/policy.bats tests/status.bats \
+	     tests/messages.bats tests/environment.bats tests/timeout.bats \
+	     tests/spool.bats
 
-all: deps-build retry
+all: retry
 
+# The first line fails with a one-line hint where libbsd is needed and
+# missing.
 retry: $(SRCS) $(HDRS)
-	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(CFLAGS) -o $@ $(SRCS) \
-	    $(LDFLAGS) $(BSD_LIBS)
+	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
+	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) \
+	    $(OPTIMIZE) $(CFLAGS) -o retry $(SRCS) $(LDFLAGS) $(BSD_LIBS) \
+	    $(HIREDIS_LIBS)
 
-deps-build:
+tests/helpers/wstatus: tests/helpers/wstatus.c
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \
+	    -o tests/helpers/wstatus tests/helpers/wstatus.c $(LDFLAGS)
+
+# The set-up commands: they install what is missing, then build.
+demo:
 	@sh build-aux/deps.sh build
+	@$(MAKE) retry
+	@sh build-aux/demo.sh
 
-deps-check:
+check:
 	@sh build-aux/deps.sh check
-
-check: deps-check retry tests/helpers/wstatus
+	@$(MAKE) retry tests/helpers/wstatus
 	$(BATS) --jobs 2 $(TESTS)
 
-demo: all
-	@sh build-aux/demo.sh
+# The core suites alone, with nothing installed: for other builds.
+check-core: retry tests/helpers/wstatus
+	$(BATS) --jobs 2 $(CORE_TESTS)
 
 install: retry
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -64,11 +112,4 @@ clean:
 	rm -f retry tests/helpers/wstatus
 	rm -rf build fuzz/out
 
-.PHONY: all deps-build deps-check check demo install uninstall clean
-
-tests/helpers/wstatus: tests/helpers/wstatus.c
-	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -O2 -o $@ tests/helpers/wstatus.c
-
-include mk/docs.mk
-include mk/quality.mk
-include mk/bench.mk
+.PHONY: all demo check check-core install uninstall clean

@@ -6,8 +6,13 @@
  * holds it, or holds it for HOLD nanoseconds, appends "attempts start end"
  * to LOG and succeeds.
  *
+ * With DOWN, the dependency has an outage: until the CLOCK_MONOTONIC
+ * time DOWN every attempt fails at once.  Then each attempt, whatever its
+ * outcome, appends "ATTEMPT TIME down|busy|ok" to LOG instead, so that
+ * the attempts of clients that gave up are counted too.
+ *
  *	herd now
- *	herd LOCK HOLD START LOG
+ *	herd LOCK HOLD START LOG [DOWN]
  *
  * "herd now" prints CLOCK_MONOTONIC in nanoseconds, to compute START.
  */
@@ -61,21 +66,27 @@ int
 main(int argc, char *argv[])
 {
 	const char *attempt = getenv("RETRY_ATTEMPT");
-	long long start, got;
+	long long start, got, down = 0;
 	char line[128];
 	int fd;
 
 	if (argc == 2 && strcmp(argv[1], "now") == 0)
 		return printf("%lld\n", now()) < 0;
-	if (argc != 5 || attempt == NULL) {
+	if ((argc != 5 && argc != 6) || attempt == NULL) {
 		fputs("usage: herd now | RETRY_ATTEMPT=K herd LOCK HOLD START "
-		    "LOG\n", stderr);
+		    "LOG [DOWN]\n", stderr);
 		return 125;
 	}
 	start = atoll(argv[3]);
-	/* A client that starts after the common instant spoils the herd. */
+	if (argc == 6)
+		down = atoll(argv[5]);
+	/*
+	 * A client that starts after the common instant spoils the herd.
+	 * In an outage, a client's later runs start after it, as they should.
+	 */
 	if (strcmp(attempt, "1") == 0) {
-		if (now() > start && record(argv[4], "late\n") == -1)
+		if (down == 0 && now() > start &&
+		    record(argv[4], "late\n") == -1)
 			return 125;
 		sleep_until(start);
 	}
@@ -83,10 +94,22 @@ main(int argc, char *argv[])
 		perror(argv[1]);
 		return 125;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1)
-		return errno == EWOULDBLOCK ? 1 : 125;
+	if (down != 0 && now() < down) {
+		snprintf(line, sizeof(line), "%s %lld down\n", attempt, now());
+		return record(argv[4], line) == -1 ? 125 : 1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno != EWOULDBLOCK)
+			return 125;
+		snprintf(line, sizeof(line), "%s %lld busy\n", attempt, now());
+		return down != 0 && record(argv[4], line) == -1 ? 125 : 1;
+	}
 	got = now();
 	sleep_until(got + atoll(argv[2]));
-	snprintf(line, sizeof(line), "%s %lld %lld\n", attempt, got, now());
+	if (down != 0)
+		snprintf(line, sizeof(line), "%s %lld ok\n", attempt, now());
+	else
+		snprintf(line, sizeof(line), "%s %lld %lld\n", attempt, got,
+		    now());
 	return record(argv[4], line) == -1 ? 125 : 0;
 }

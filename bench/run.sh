@@ -35,6 +35,12 @@ fi
 HERD_CLIENTS=${BENCH_HERD_CLIENTS:-50}
 HERD_MODES=(none full equal decorrelated 0.5..1.5)
 HERD_BASE=5ms HERD_CAP=1s HERD_HOLD_NS=10000000
+# The outage: the herd's clients as jobs that run until they succeed,
+# once every OUTAGE_PERIOD, against a dependency down for OUTAGE_NS.
+OUTAGE_NS=1000000000 OUTAGE_PERIOD=0.1 OUTAGE_RUNS_MAX=1000
+OUTAGE_OPTS=(-q -n 10 -b 10ms -c 200ms -m 60s)
+OUTAGE_BUDGET=--budget=outage
+OUTAGE_MODES=(none budget)
 SLEEP_OPTS=(-b 1ms -c 20ms --jitter=full --seed 1)
 
 say() { printf 'bench: %s\n' "$*" >&2; }
@@ -76,7 +82,9 @@ build_helpers() {
 	[[ -x $RETRY ]] || die "$RETRY is not built: run make first"
 	# A private copy: a rebuild during the run cannot change or break it.
 	cp "$RETRY" "$BIN/retry"
+	# Named from the checkout, so that no machine's path is written.
 	RETRY_BUILT=$RETRY RETRY=$BIN/retry
+	[[ $RETRY_BUILT == "$ROOT"/* ]] && RETRY_BUILT=./${RETRY_BUILT#"$ROOT"/}
 	for h in floor loop nap herd spoolfloor; do
 		"$CC" "${flags[@]}" -o "$BIN/$h" "$BENCH/$h.c" ||
 		    die "cannot compile bench/$h.c"
@@ -194,7 +202,7 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 
 bench_startup() {
 	local json=$RAW/startup.json
-	say "1/5 start-up: 5 commands, $STARTUP_ROUNDS x 100 runs each"
+	say "1/6 start-up: 5 commands, $STARTUP_ROUNDS x 100 runs each"
 	if ! { "$RETRY" -n1 -- true && "$BIN/floor" true &&
 	    timeout 10 true && /usr/bin/retry -t 1 -- true </dev/null; }; then
 		die "a start-up command does not succeed on its own"
@@ -218,7 +226,7 @@ bench_startup() {
 
 bench_loop() {
 	local json=$RAW/loop.json rc=0 lines
-	say "2/5 attempt loop: 1000 attempts of false, $LOOP_RUNS runs each"
+	say "2/6 attempt loop: 1000 attempts of false, $LOOP_RUNS runs each"
 	"$BIN/loop" 1000 false || rc=$?
 	[[ $rc == 1 ]] || die "loop 1000 false exited $rc, not 1"
 	rc=0
@@ -258,7 +266,7 @@ run_stamps() {
 
 bench_sleep() {
 	local n=$((SLEEPS + 1)) f=$TMP/stamps
-	say "3/5 sleep accuracy: $SLEEPS sleeps (${SLEEP_OPTS[*]})"
+	say "3/6 sleep accuracy: $SLEEPS sleeps (${SLEEP_OPTS[*]})"
 	run_stamps "$n" "$f" "$RETRY" -q -n "$n" "${SLEEP_OPTS[@]}" -- \
 	    "$BIN/stamp" "$f"
 	# The seeded dry run prints the exact draw before each attempt.
@@ -312,7 +320,7 @@ rss_of() { awk -v n="$1" '$1 == n { print $2 }' "$RAW/rss.tsv" | stats; }
 
 bench_rss() {
 	local i
-	say "4/5 memory: peak RSS of $RSS_RUNS plain runs"
+	say "4/6 memory: peak RSS of $RSS_RUNS plain runs"
 	printf 'command\tmaxrss_kib\n' >"$RAW/rss.tsv"
 	for ((i = 0; i < RSS_RUNS; i++)); do
 		peak_rss true true
@@ -329,7 +337,7 @@ bench_pipe() {
 	local json=$RAW/pipe.json i count bytes src
 	bytes=$(numfmt --from=iec "$PIPE_SIZE")
 	src="head -c $PIPE_SIZE /dev/zero"	# for hyperfine's shell
-	say "4/5 pipeline: $PIPE_SIZE through cat and retry -I -O -- cat"
+	say "4/6 pipeline: $PIPE_SIZE through cat and retry -I -O -- cat"
 	printf 'run\tmaxrss_kib\tbytes_out\n' >"$RAW/pipe-rss.tsv"
 	for ((i = 1; i <= 3; i++)); do
 		count=$(head -c "$PIPE_SIZE" /dev/zero |
@@ -495,48 +503,72 @@ MD
 
 # --- 5. thundering herd ---------------------------------------------------
 
-# herd_round MODE: sets HERD_LINE to "attempts seconds late failed".  It
+# herd_round MODE: sets HERD_LINE to "clients attempts seconds late
+# failed".  It
 # runs in the main shell, so that cleanup can stop the clients on SIGINT.
-herd_round() {
-	local dir=$TMP/herd i pid start failed=0
-	rm -rf "$dir"
-	mkdir "$dir"
-	# Time enough for every client to start before the common instant.
-	start=$(($("$BIN/herd" now) + 500000000 + HERD_CLIENTS * 20000000))
+# clients COMMAND...: runs HERD_CLIENTS copies of COMMAND at once, from
+# the main shell, so that cleanup can stop them; CLIENTS_FAILED counts
+# those that failed.
+clients() {
+	local i pid
 	BGPIDS=()
 	for ((i = 0; i < HERD_CLIENTS; i++)); do
-		"$RETRY" -q -n inf -b "$HERD_BASE" -c "$HERD_CAP" -j "$1" \
-		    -m 120s -- "$BIN/herd" "$dir/lock" "$HERD_HOLD_NS" \
-		    "$start" "$dir/log" &
+		"$@" &
 		BGPIDS+=("$!")
 	done
+	CLIENTS_FAILED=0
 	for pid in "${BGPIDS[@]}"; do
-		wait "$pid" || failed=$((failed + 1))
+		wait "$pid" || CLIENTS_FAILED=$((CLIENTS_FAILED + 1))
 	done
 	BGPIDS=()
-	HERD_LINE=$(awk -v t0="$start" -v failed="$failed" '
+}
+
+# The common instant of a round: time enough for every client to start.
+herd_start() {
+	echo $(($("$BIN/herd" now) + 500000000 + HERD_CLIENTS * 20000000))
+}
+
+herd_round() {
+	local dir=$TMP/herd start
+	rm -rf "$dir"
+	mkdir "$dir"
+	start=$(herd_start)
+	clients "$RETRY" -q -n inf -b "$HERD_BASE" -c "$HERD_CAP" -j "$1" \
+	    -m 120s -- "$BIN/herd" "$dir/lock" "$HERD_HOLD_NS" "$start" \
+	    "$dir/log"
+	# shellcheck disable=SC2034 # rounds() reads it by name
+	HERD_LINE=$HERD_CLIENTS\ $(awk -v t0="$start" \
+	    -v failed="$CLIENTS_FAILED" '
 	    $1 == "late" { late++; next }
 	    { n += $1; if ($3 > end) end = $3 }
 	    END { printf "%d %.3f %d %d\n", n, (end - t0) / 1e9, late, failed }
 	' "$dir/log")
 }
 
+# rounds TSV LABEL FUNCTION VAR MODE...: HERD_ROUNDS rounds of FUNCTION
+# MODE for each MODE, rounds outside and modes inside, so that a load that
+# drifts hits every mode alike; after each, "MODE ROUND $VAR" goes to TSV,
+# tab-separated.
+rounds() {
+	local tsv=$1 label=$2 fn=$3 var=$4 r mode
+	shift 4
+	for ((r = 1; r <= HERD_ROUNDS; r++)); do
+		for mode in "$@"; do
+			"$fn" "$mode"
+			say "  round $r, $mode: $label: ${!var}"
+			printf '%s\t%s\t%s\n' "$mode" "$r" "${!var// /$'\t'}" \
+			    >>"$tsv"
+		done
+	done
+}
+
 bench_herd() {
-	local r mode
-	say "5/5 thundering herd: $HERD_CLIENTS clients, ${#HERD_MODES[@]}" \
+	say "5/6 thundering herd: $HERD_CLIENTS clients, ${#HERD_MODES[@]}" \
 	    "modes, $HERD_ROUNDS rounds"
 	printf 'mode\tround\tclients\tattempts\tseconds\tlate\tfailed\n' \
 	    >"$RAW/herd.tsv"
-	# Rounds outside, modes inside: drifting load hits every mode alike.
-	for ((r = 1; r <= HERD_ROUNDS; r++)); do
-		for mode in "${HERD_MODES[@]}"; do
-			herd_round "$mode"
-			say "  round $r, $mode: attempts, seconds, late," \
-			    "failed: $HERD_LINE"
-			printf '%s\t%s\t%s\t%s\n' "$mode" "$r" "$HERD_CLIENTS" \
-			    "${HERD_LINE// /$'\t'}" >>"$RAW/herd.tsv"
-		done
-	done
+	rounds "$RAW/herd.tsv" "clients, attempts, seconds, late, failed" \
+	    herd_round HERD_LINE "${HERD_MODES[@]}"
 	herd_summary
 	herd_chart
 }
@@ -598,6 +630,72 @@ unset multiplot
 GNUPLOT
 }
 
+# --- 6. an outage, with and without a retry budget -------------------------
+
+# outage_client DIR START DOWN [OPTION]: one job, which runs retry until a
+# run succeeds, waiting OUTAGE_PERIOD after each run that gave up, as a
+# cron job would; each run that gave up adds a line to DIR/giveups.
+outage_client() {
+	local dir=$1 start=$2 down=$3 runs=0
+	shift 3
+	until XDG_RUNTIME_DIR=$dir/run "$RETRY" "${OUTAGE_OPTS[@]}" "$@" -- \
+	    "$BIN/herd" "$dir/lock" "$HERD_HOLD_NS" "$start" "$dir/log" \
+	    "$down"; do
+		echo >>"$dir/giveups"
+		((++runs < OUTAGE_RUNS_MAX)) || return 1
+		sleep "$OUTAGE_PERIOD"
+	done
+}
+
+# outage_round MODE: sets OUTAGE_LINE to "during after recovery giveups
+# succeeded": the attempts while the dependency was down and after, the
+# milliseconds from its return to the last client's success, the runs
+# that gave up, and the clients that succeeded.
+outage_round() {
+	local dir=$TMP/outage start down opt=()
+	rm -rf "$dir"
+	mkdir "$dir"
+	mkdir -m 700 "$dir/run"
+	: >"$dir/giveups"
+	[[ $1 == budget ]] && opt=("$OUTAGE_BUDGET")
+	start=$(herd_start)
+	down=$((start + OUTAGE_NS))
+	clients outage_client "$dir" "$start" "$down" "${opt[@]}"
+	((CLIENTS_FAILED == 0)) ||
+	    die "$CLIENTS_FAILED outage clients never succeeded"
+	# shellcheck disable=SC2034 # rounds() reads it by name
+	OUTAGE_LINE=$(awk -v down="$down" -v giveups="$(wc -l \
+	    <"$dir/giveups")" '
+	    $2 < down { during++; next }
+	    { after++ }
+	    $3 == "ok" { ok++; if ($2 > last) last = $2 }
+	    END { printf "%d %d %.0f %d %d\n", during, after,
+		(last - down) / 1e6, giveups, ok }' "$dir/log")
+}
+
+bench_outage() {
+	say "6/6 outage: $HERD_CLIENTS jobs, a $((OUTAGE_NS / 1000000)) ms" \
+	    "outage, without and with $OUTAGE_BUDGET, $HERD_ROUNDS rounds"
+	printf 'mode\tround\tduring\tafter\trecovery\tgiveups\tsucceeded\n' \
+	    >"$RAW/outage.tsv"
+	rounds "$RAW/outage.tsv" \
+	    "attempts during, after, recovery ms, give-ups, succeeded" \
+	    outage_round OUTAGE_LINE "${OUTAGE_MODES[@]}"
+	# Medians per mode: during, after, recovery, give-ups.
+	O_NONE=$(outage_medians none)
+	O_BUDGET=$(outage_medians budget)
+}
+
+# outage_medians MODE: "during after recovery giveups", medians.
+outage_medians() {
+	local col out=()
+	for col in 3 4 5 6; do
+		out+=("$(awk -F'\t' -v m="$1" -v c="$col" '$1 == m { print $c }' \
+		    "$RAW/outage.tsv" | stats | cut -d' ' -f2)")
+	done
+	echo "${out[*]}"
+}
+
 # --- results --------------------------------------------------------------
 
 herd_verdict() {
@@ -616,6 +714,15 @@ herd_verdict() {
 	    V_HERD="$V_HERD (invalid: $H_LATE late starts, $H_FAILED failures)"
 }
 
+outage_verdict() {
+	local none budget
+	none=$(outage_word "$O_NONE" 1)
+	budget=$(outage_word "$O_BUDGET" 1)
+	V_OUTAGE=$(calc '%.2f' "$budget / $none")
+	V_OUTAGE="$V_OUTAGE × the attempts while down, recovery $(calc '%.2f' \
+	    "$(outage_word "$O_BUDGET" 3) / $(outage_word "$O_NONE" 3)") ×"
+}
+
 summary_table() {
 	cat <<MD
 | # | measurement | result (medians) | target | |
@@ -628,7 +735,15 @@ summary_table() {
 | 4 | CPU while clearing a TERM-proof leftover for $LEFTOVER_WAIT, $LEFTOVER_CROWD other processes | median $LT_CPU ms, max $LT_MAX ms | < 50 ms | $V_LEFTOVER |
 $(match_row)
 | 5 | thundering herd, median attempts and time | slowest: $H_SLOWEST, most work: $H_MOST, least work: $H_LEAST ($H_LEAST_AWS of the article's four) | none loses, full least work | $V_HERD |
+| 6 | a $((OUTAGE_NS / 1000000)) ms outage, attempts while down, recovery | without a budget: $(outage_word "$O_NONE" 1) attempts, $(outage_word "$O_NONE" 3) ms; with \`$OUTAGE_BUDGET\`: $(outage_word "$O_BUDGET" 1), $(outage_word "$O_BUDGET" 3) ms | fewer attempts while down | $V_OUTAGE |
 MD
+}
+
+# outage_word "LIST" N: the Nth word of a list of medians.
+outage_word() {
+	local -a w
+	read -ra w <<<"$1"
+	echo "${w[$2 - 1]}"
 }
 
 machine_section() {
@@ -824,6 +939,38 @@ $H_LEAST_AWS: **$V_HERD**.
 MD
 }
 
+outage_section() {
+	cat <<MD
+## 6. An outage, with and without a retry budget
+
+$HERD_CLIENTS jobs, each a loop that runs \`retry ${OUTAGE_OPTS[*]}
+[$OUTAGE_BUDGET] -- herd ...\` until a run succeeds and waits
+$OUTAGE_PERIOD s after each run that gave up, as a cron job that runs
+often would.  The dependency (\`bench/herd.c\` with an outage) fails
+every attempt at once for $((OUTAGE_NS / 1000000)) ms from a common
+start, then serves one client at a time for
+${HERD_HOLD_NS%000000} ms, failing the others at once, as in section 5.
+Every attempt is logged.  *During*: attempts while the dependency was
+down; *after*: attempts after it came back, failed ones included;
+*recovery*: from its return to the last job's success; *give-ups*: runs
+that gave up (each followed by a new run).  The budget is gRFC A6's
+default, 100 tokens and 0.1 back per success, shared by all the jobs
+through its state file.  $HERD_ROUNDS rounds, the modes taking turns
+(raw: \`raw/outage.tsv\`).
+
+| mode | attempts while down | attempts after | recovery (ms) | runs given up |
+|---|---|---|---|---|
+| no budget | $(outage_word "$O_NONE" 1) | $(outage_word "$O_NONE" 2) | $(outage_word "$O_NONE" 3) | $(outage_word "$O_NONE" 4) |
+| \`$OUTAGE_BUDGET\` | $(outage_word "$O_BUDGET" 1) | $(outage_word "$O_BUDGET" 2) | $(outage_word "$O_BUDGET" 3) | $(outage_word "$O_BUDGET" 4) |
+
+Medians over the rounds.  Expectation: the budget cuts the load on the
+dependency while it is down (gRFC A6, Envoy's and Finagle's retry
+budgets); whether it slows the recovery depends on how fast the
+successes refill the bucket.  Here: **$V_OUTAGE**.
+
+MD
+}
+
 write_results() {
 	cat <<MD
 # retry benchmarks
@@ -852,6 +999,8 @@ $(memory_section)
 $(match_section)
 
 $(herd_section)
+
+$(outage_section)
 MD
 }
 
@@ -870,9 +1019,11 @@ main() {
 	bench_match
 	bench_leftover
 	bench_herd
+	bench_outage
 	M_LOAD1=$(loadavg)
 	echo "load average at end: $M_LOAD1" >>"$RAW/machine.txt"
 	herd_verdict
+	outage_verdict
 	write_results >"$OUT/results.md"
 	# Replace the previous results only once every measurement is in.
 	rm -rf "$BENCH/raw"

@@ -9,7 +9,7 @@ set -g __fish_retry_signals HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV \
 set -g __fish_retry_valued attempts base factor cap jitter splay seed \
     retry-on stop-on success-on timeout signal kill-after max-time \
     log-format log-file success-if-output stop-if-output retry-if-output \
-    on-retry on-give-up reset-after http
+    on-retry on-give-up reset-after http budget breaker
 set -g __fish_retry_flags foreground replay-stdin hold-stdout dry-run quiet \
     verbose help version
 
@@ -116,6 +116,8 @@ complete $opt -l dry-run -d 'print the schedule and run nothing'
 complete $opt -l log-format -x -a 'text json' -d 'format of the progress messages'
 complete $opt -l log-file -r -F -d 'write progress messages there'
 complete $opt -l http -r -F -d "read the command's HTTP response head from this file"
+complete $opt -l budget -x -d 'a retry budget shared by every retry that names it'
+complete $opt -l breaker -x -d 'stop running the command for a cooldown after N failed runs'
 complete $opt -s q -l quiet -d 'no progress messages, errors only'
 complete $opt -s v -l verbose -d "also report each attempt's start and end"
 complete $opt -s h -l help -d 'show the help and exit'

@@ -1,6 +1,7 @@
-# mk/bench.mk: included by the Makefile; owned by the bench work.
+# mk/bench.mk: included by GNUmakefile (GNU make only); owned by the
+# bench work.
 #
-# make bench: the benchmark suite of issues 4 and 6 (bench/run.sh).  It
+# make bench: the benchmark suite (bench/run.sh).  It
 # writes bench/results.md, bench/herd.png and bench/raw/, and prints a
 # summary; targets are reported, not enforced.  Not part of make check.
 # BENCH_QUICK=1 makes a short smoke run.

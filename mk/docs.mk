@@ -1,4 +1,5 @@
-# mk/docs.mk: included by the Makefile; owned by the docs work.
+# mk/docs.mk: included by GNUmakefile (GNU make only); owned by the
+# docs work.
 #
 # `make lint` checks the man page with mandoc(1): any message at the
 # warning level or above fails it.  mandoc's exit status alone is not

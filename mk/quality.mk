@@ -1,6 +1,7 @@
-# mk/quality.mk: included by the Makefile; owned by the quality work.
+# mk/quality.mk: included by GNUmakefile (GNU make only); owned by the
+# quality work.
 #
-# The quality gates of issue 6.  Everything is built under build/, never
+# The quality gates.  Everything is built under build/, never
 # over ./retry; the tools come from build-aux/packages-quality.txt.
 #
 #   make check-sanitize  the whole bats suite against retry built with
@@ -17,14 +18,16 @@
 QUALITY_CC	?= clang
 SAN_FLAGS	= -fsanitize=address,undefined -fno-omit-frame-pointer \
 		  -fno-sanitize-recover=all
-QUALITY_BUILD	= $(QUALITY_CC) $(WARN) -Werror $(ALL_CPPFLAGS) $(BSD_CFLAGS)
+QUALITY_BUILD	= $(QUALITY_CC) $(WARN) -Werror $(ALL_CPPFLAGS) $(BSD_CFLAGS) \
+		  $(HIREDIS_CFLAGS)
 # Every source file but the one with main(), for the fuzz harnesses.
 LIB_SRCS	= $(filter-out src/retry.c,$(SRCS))
 
 # --- ASan, LSan and UBSan -------------------------------------------------
 build/asan/retry: $(SRCS) $(HDRS)
 	@mkdir -p $(@D)
-	$(QUALITY_BUILD) -g -O1 $(SAN_FLAGS) -o $@ $(SRCS) $(BSD_LIBS)
+	$(QUALITY_BUILD) -g -O1 $(SAN_FLAGS) -o $@ $(SRCS) $(BSD_LIBS) \
+	    $(HIREDIS_LIBS)
 
 build/asan/quality-canary: tests/helpers/quality-canary.c
 	@mkdir -p $(@D)
@@ -48,15 +51,18 @@ check-sanitize: build/asan/retry build/asan/quality-canary \
 # exec of a script (policy.bats: the forked valgrind exits 101), SIGRTMAX,
 # which valgrind keeps for itself (status, signals), and timing
 # (sleeps.bats bounds a splay's wall time, start-up included, to 0.5 s;
-# the process tree tests).
+# the process tree tests).  The budget, the breaker and their stores
+# (budget, breaker, fleet) are in: the lock file and the Redis client
+# parse and allocate; their herds shrink to 20 processes under valgrind.
 VALGRIND_TESTS	?= $(wildcard tests/messages.bats tests/dryrun.bats \
 		    tests/log*.bats tests/countdown.bats tests/spool*.bats \
-		    tests/timeout.bats)
+		    tests/timeout.bats tests/budget.bats tests/breaker.bats \
+		    tests/fleet.bats)
 
 build/valgrind/retry: $(SRCS) $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) -g -O1 -o $@ $(SRCS) \
-	    $(BSD_LIBS)
+	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) -g -O1 \
+	    -o $@ $(SRCS) $(BSD_LIBS) $(HIREDIS_LIBS)
 
 build/valgrind/quality-canary: tests/helpers/quality-canary.c
 	@mkdir -p $(@D)
@@ -71,8 +77,8 @@ check-valgrind: build/valgrind/retry build/valgrind/quality-canary \
 # --- libFuzzer ------------------------------------------------------------
 # One harness per parser; each checks properties, not only crashes (see
 # the comment at the top of each fuzz/NAME.c).  fuzz-ci runs them two at
-# a time: six harnesses of FUZZ_CI_TIME seconds take three rounds.
-FUZZERS		= duration outcomes signal jitter options http
+# a time: seven harnesses of FUZZ_CI_TIME seconds take four rounds.
+FUZZERS		= duration outcomes signal jitter options http guard
 FUZZ_BINS	= $(FUZZERS:%=build/fuzz/%)
 FUZZ_CI_TIME	?= 60
 FUZZ_TIME	?= 900
@@ -81,7 +87,7 @@ FUZZ_JOBS	?= 2
 build/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 	@mkdir -p $(@D)
 	$(QUALITY_BUILD) -Isrc -g -O1 -fsanitize=fuzzer $(SAN_FLAGS) \
-	    -o $@ $< $(LIB_SRCS) $(BSD_LIBS)
+	    -o $@ $< $(LIB_SRCS) $(BSD_LIBS) $(HIREDIS_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -128,7 +134,7 @@ analyze-cppcheck:
 
 analyze-tidy:
 	sh build-aux/analyze.sh tidy $(SRCS) -- -std=c11 $(ALL_CPPFLAGS) \
-	    $(BSD_CFLAGS)
+	    $(BSD_CFLAGS) $(HIREDIS_CFLAGS)
 
 # Every shell script, found afresh each time: see build-aux/analyze.sh.
 analyze-shellcheck:
@@ -138,8 +144,9 @@ analyze-werror:
 	@mkdir -p build/werror
 	for cc in gcc clang; do \
 		echo "$$cc -Werror"; \
-		$$cc $(WERROR_WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) -O2 -g \
-		    -o build/werror/retry-$$cc $(SRCS) $(BSD_LIBS) || exit 1; \
+		$$cc $(WERROR_WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) \
+		    $(HIREDIS_CFLAGS) -O2 -g -o build/werror/retry-$$cc \
+		    $(SRCS) $(BSD_LIBS) $(HIREDIS_LIBS) || exit 1; \
 	done
 
 quality: analyze check-sanitize check-valgrind fuzz-ci

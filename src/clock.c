@@ -1,27 +1,44 @@
 /*
- * clock.c: the clock.  Every deadline, timeout and elapsed time in retry
+ * clock.c: the clocks.  Every deadline, timeout and elapsed time in retry
  * is an absolute CLOCK_MONOTONIC time in integer nanoseconds, read here,
- * so that a change of the wall clock moves none of them.  The wall clock
- * is read only to turn a server's HTTP-date (Retry-After) into a delay.
+ * so that a change of the wall clock moves none of them.  The breaker's
+ * times are shared between processes through a file and must go on
+ * counting while the machine sleeps, a cooldown included: they come from
+ * CLOCK_BOOTTIME where it exists.  The wall clock is read only to turn a
+ * server's HTTP-date (Retry-After) into a delay.
  */
 #include <time.h>
 
 #include "internal.h"
 
-nsec_t
-mono_now(void)
+static nsec_t
+read_clock(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (nsec_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+nsec_t
+mono_now(void)
+{
+	return read_clock(CLOCK_MONOTONIC);
+}
+
+nsec_t
+boot_now(void)
+{
+#ifdef CLOCK_BOOTTIME
+	return read_clock(CLOCK_BOOTTIME);
+#else
+	/* It may stop during a suspend: a cooldown lasts longer, no less. */
+	return read_clock(CLOCK_MONOTONIC);
+#endif
 }
 
 nsec_t
 wall_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (nsec_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	return read_clock(CLOCK_REALTIME);
 }

@@ -23,6 +23,7 @@
 #define EXIT_CANNOT_INVOKE	126	/* the command cannot be executed */
 #define EXIT_ENOENT		127	/* the command was not found */
 #define EXIT_KILLED		137	/* timed out and needed SIGKILL */
+#define EXIT_TEMPFAIL		75	/* EX_TEMPFAIL: the breaker is open */
 
 typedef int64_t nsec_t;
 
@@ -32,6 +33,7 @@ typedef int64_t nsec_t;
 #define NSEC_INF	INT64_MAX	/* "never", as in --kill-after=inf */
 
 #define DRYRUN_UNLIMITED_ROWS	20
+#define PATH_MAX_GUARD	4096	/* a state file's path, or a Redis URL */
 
 enum jitter_kind {
 	JITTER_NONE,
@@ -97,6 +99,22 @@ enum match_kind {
 };
 #define OUTPUT_RULES_MAX	16	/* of each kind */
 
+/*
+ * --budget and --breaker: a name, the Redis server that keeps the state
+ * (host empty: a local file) and the parameters of the rule.
+ */
+#define GUARD_NAME_MAX	64
+#define GUARD_HOST_MAX	255
+struct guard_spec {
+	char		name[GUARD_NAME_MAX + 1];	/* empty: not given */
+	char		host[GUARD_HOST_MAX + 1];	/* empty: local */
+	int		port;
+	long long	tokens;		/* budget: the bucket's size */
+	long long	ratio;		/* budget: milli-tokens per success */
+	long long	failures;	/* breaker: give-ups in a row to open */
+	nsec_t		cooldown;	/* breaker: the first wait when open */
+};
+
 struct config {
 	long long	attempts;	/* 0: unlimited */
 	struct schedule	sched;
@@ -120,6 +138,8 @@ struct config {
 	const char	*on_give_up;
 	nsec_t		 reset_after;	/* 0: never */
 	const char	*http_file;	/* --http: the response head; or NULL */
+	struct guard_spec budget;
+	struct guard_spec breaker;
 	char		**argv;		/* the command; NULL with --dry-run */
 };
 
@@ -170,6 +190,8 @@ const char	*parse_signal(const char *, int *);
 const char	*parse_outcomes(const char *, struct outcome_set *,
 		    const struct outcome_set *, char *, size_t);
 const char	*parse_log_format(const char *, enum log_format *);
+const char	*parse_budget(const char *, struct guard_spec *);
+const char	*parse_breaker(const char *, struct guard_spec *);
 void		 outcomes_default_retry(struct outcome_set *);
 void		 outcomes_add_exit(struct outcome_set *, int);
 bool		 outcome_in(const struct outcome_set *, const struct outcome *);
@@ -216,6 +238,7 @@ void		 log_finish(struct log *, long long, const struct outcome *,
 void		 log_note(struct log *, long long, const char *, ...)
 		    __printflike(3, 4);
 void		 log_stopped(struct log *, long long, int, int);
+void		 log_breaker_open(struct log *, const char *, nsec_t);
 
 /* format.c: values as text, for the log, the dry run and the parser. */
 int		 format_seconds(char *, size_t, nsec_t);
@@ -363,8 +386,100 @@ int		 sig_number(const char *);
 int		 fd_above_stdio(int);
 int		 fd_pipe(int [2]);
 
-/* clock.c: the one clock that every deadline is measured on. */
+/*
+ * guard.c: --budget and --breaker as the attempt loop sees them, on a
+ * local state file or in Redis.
+ */
+enum run_end {
+	RUN_SUCCEEDED,
+	RUN_GAVE_UP,
+	RUN_STOPPED		/* by a signal: counts as neither */
+};
+struct redis;
+struct guard {
+	const struct guard_spec *spec;
+	const char	*what;		/* "retry budget" or "circuit breaker" */
+	bool		 on;		/* given, and its store answers */
+	int		 fd;		/* the local state file, or -1 */
+	bool		 flocked;	/* locked with flock(2), not OFD */
+	struct redis	*redis;		/* or the Redis connection */
+	char		 where[PATH_MAX_GUARD];	/* the file or the URL */
+};
+struct guards {
+	struct guard	 budget;
+	struct guard	 breaker;
+	uint32_t	 probe;		/* this run is the breaker's probe */
+	nsec_t		 lease;		/* how long a probe's claim lasts */
+};
+void		 guards_open(struct guards *, const struct config *);
+bool		 guards_admit(struct guards *, nsec_t *);
+bool		 guards_attempt(struct guards *, bool);
+void		 guards_end(struct guards *, enum run_end);
+
+/*
+ * budget.c: the rules of the budget and the breaker, pure functions on
+ * the record that the store keeps, and the same rules for Redis in Lua.
+ */
+enum breaker_state {
+	BREAKER_CLOSED,
+	BREAKER_OPEN,
+	BREAKER_PROBING
+};
+struct guard_record {
+	long long	 tokens;	/* milli-tokens; -1: full */
+	enum breaker_state state;
+	long long	 failures;	/* runs in a row that gave up */
+	nsec_t		 until;		/* open: next probe; probing: lease end */
+	nsec_t		 cooldown;	/* the current cooldown, when open */
+	uint32_t	 probe;		/* the probing run's id */
+};
+enum admit {
+	ADMIT_RUN,
+	ADMIT_PROBE,
+	ADMIT_REFUSED
+};
+#define BREAKER_CAP	(3600 * NSEC_PER_SEC)	/* cooldowns double up to */
+#define RECORD_MAX	256	/* a record as text, its newline included */
+void		 record_init(struct guard_record *);
+bool		 record_parse(const char *, size_t, struct guard_record *);
+int		 record_format(char *, size_t, const struct guard_record *);
+bool		 budget_attempt(struct guard_record *, const struct guard_spec *,
+		    bool);
+nsec_t		 breaker_cap(const struct guard_spec *);
+enum admit	 breaker_admit(struct guard_record *, const struct guard_spec *,
+		    nsec_t, nsec_t, uint32_t, nsec_t *);
+void		 breaker_report(struct guard_record *, const struct guard_spec *,
+		    nsec_t, uint32_t, enum run_end, unsigned);
+extern const char guard_lua[];
+extern const char guard_lua_sha1[];
+
+/*
+ * statefile.c: the local store, one small file per NAME in a directory
+ * of the user's own, read and written under an exclusive lock.
+ */
+void		 statefile_open(struct guard *);
+ssize_t		 statefile_begin(struct guard *, char *, size_t);
+int		 statefile_commit(struct guard *, const char *, size_t);
+
+/* redisstore.c: the Redis store, through hiredis when it is built in. */
+#define REDIS_ARGS	8
+struct redis_call {
+	const char	*script;	/* the Lua text */
+	const char	*sha1;		/* and its SHA-1, for EVALSHA */
+	const char	*key;
+	const char	*args[REDIS_ARGS];
+	int		 nargs;
+	long long	 out[3];	/* the integers of the reply */
+	int		 nout;
+	char		 why[256];	/* what went wrong */
+};
+bool		 redis_built_in(void);
+struct redis	*redis_open(const char *, int, char *, size_t);
+bool		 redis_eval(struct redis *, struct redis_call *);
+
+/* clock.c: the clocks: monotonic, boot time, wall. */
 nsec_t		 mono_now(void);
 nsec_t		 wall_now(void);
+nsec_t		 boot_now(void);
 
 #endif /* INTERNAL_H */

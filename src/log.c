@@ -483,3 +483,30 @@ log_stopped(struct log *lg, long long k, int sig, int status)
 	json_string(buf, sizeof(buf), reason);
 	json_end(lg, buf, sizeof(buf));
 }
+
+/*
+ * The breaker kept the command from starting: wait is the time until
+ * the next probe, or -1 while a probe is under way (JSON: null).
+ */
+void
+log_breaker_open(struct log *lg, const char *name, nsec_t wait)
+{
+	char buf[512], d[32], reason[GUARD_NAME_MAX + 32];
+
+	snprintf(reason, sizeof(reason), "circuit breaker '%s' is open", name);
+	if (lg->format == LOG_JSON) {
+		json_begin(lg, buf, sizeof(buf), "summary");
+		json_field(buf, sizeof(buf), ",\"attempts\":0,\"elapsed\":0.000,"
+		    "\"status\":%d,\"reason\":", EXIT_TEMPFAIL);
+		json_string(buf, sizeof(buf), reason);
+		json_seconds(buf, sizeof(buf), "next_probe", wait >= 0 ? wait :
+		    NSEC_INF);
+		json_end(lg, buf, sizeof(buf));
+	} else if (lg->verbosity >= 0 && wait >= 0) {
+		format_ms(d, sizeof(d), wait);
+		text(lg, "%s: not running the command; next probe in %ss",
+		    reason, d);
+	} else if (lg->verbosity >= 0)
+		text(lg, "%s: not running the command; a probe run is under "
+		    "way", reason);
+}

@@ -44,7 +44,9 @@ enum {
 	OPT_RESET_AFTER,
 	OPT_LOG_FORMAT,
 	OPT_LOG_FILE,
-	OPT_HTTP
+	OPT_HTTP,
+	OPT_BUDGET,
+	OPT_BREAKER
 };
 
 static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:IOqvhV";
@@ -65,6 +67,8 @@ static const struct option longopts[] = {
 	{ "kill-after",		required_argument,	NULL, 'k' },
 	{ "max-time",		required_argument,	NULL, 'm' },
 	{ "foreground",		no_argument,		NULL, OPT_FOREGROUND },
+	{ "budget",		required_argument,	NULL, OPT_BUDGET },
+	{ "breaker",		required_argument,	NULL, OPT_BREAKER },
 	{ "replay-stdin",	no_argument,		NULL, 'I' },
 	{ "hold-stdout",	no_argument,		NULL, 'O' },
 	{ "log-format",		required_argument,	NULL, OPT_LOG_FORMAT },
@@ -191,6 +195,10 @@ parse_value(int opt, const char *arg, struct config *cfg, char *why,
 		return *arg == '\0' ? "empty command" : NULL;
 	case OPT_RESET_AFTER:
 		return parse_duration(arg, &cfg->reset_after, false);
+	case OPT_BUDGET:
+		return parse_budget(arg, &cfg->budget);
+	case OPT_BREAKER:
+		return parse_breaker(arg, &cfg->breaker);
 	default:
 		return NULL;
 	}

@@ -1,12 +1,12 @@
 /*
  * parse.c: every conversion from a string to a value: durations, counts,
- * factors, jitter modes, seeds, signals, log formats and the LISTs of
- * outcomes (HTTP statuses included), with the sets those LISTs become.
- * Each converter returns NULL on success or a short reason that
- * options.c puts into its error line; parse_outcomes() writes its reason,
- * which names the rejected item, into the caller's buffer.  Nothing here
- * exits or prints, so the fuzz harnesses can drive every function
- * directly.
+ * factors, jitter modes, seeds, signals, log formats, the LISTs of
+ * outcomes (HTTP statuses included) with the sets those LISTs become, and
+ * --budget and --breaker.  Each converter returns NULL on success or a
+ * short reason that options.c puts into its error line; parse_outcomes()
+ * writes its reason, which names the rejected item, into the caller's
+ * buffer.  Nothing here exits or prints, so the fuzz harnesses can drive
+ * every function directly.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -306,6 +306,171 @@ parse_log_format(const char *s, enum log_format *out)
 	else
 		return "expected text or json";
 	return NULL;
+}
+
+/*
+ * --budget and --breaker: [redis://HOST[:PORT]/]NAME[,KEY=VALUE...].  A
+ * NAME becomes a file name and a Redis key, so it takes only letters,
+ * digits, '.', '_' and '-', and cannot start with '.'.
+ */
+#define GUARD_VALUE_MAX	63
+#define GUARD_COUNT_MAX	1000000
+#define REDIS_PORT	6379
+
+static const char *
+guard_host(const char **sp, struct guard_spec *g)
+{
+	const char *s = *sp, *end, *errstr;
+	char port[8];
+	size_t n;
+
+	if (*s == '[') {	/* an IPv6 address: [::1]:6379 */
+		if ((end = strchr(++s, ']')) == NULL)
+			return "no ']' after the IPv6 address";
+		n = (size_t)(end++ - s);
+	} else
+		end = s + (n = strcspn(s, ":/,"));
+	if (n == 0 || n > GUARD_HOST_MAX)
+		return "expected redis://HOST[:PORT]/NAME";
+	memcpy(g->host, s, n);
+	g->host[n] = '\0';
+	g->port = REDIS_PORT;
+	if (*end == ':') {
+		n = strcspn(++end, "/,");
+		if (n == 0 || n >= sizeof(port))
+			return "expected a port from 1 to 65535";
+		memcpy(port, end, n);
+		port[n] = '\0';
+		g->port = (int)strtonum(port, 1, 65535, &errstr);
+		if (errstr != NULL || !isdigit((unsigned char)*port))
+			return "expected a port from 1 to 65535";
+		end += n;
+	}
+	if (*end != '/')
+		return "expected redis://HOST[:PORT]/NAME";
+	*sp = end + 1;
+	return NULL;
+}
+
+static const char *
+guard_name(const char **sp, struct guard_spec *g)
+{
+	const char *s = *sp;
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+
+	if (n == 0 || (s[n] != '\0' && s[n] != ','))
+		return "NAME takes letters, digits, '.', '_' and '-'";
+	if (*s == '.')
+		return "NAME cannot start with '.'";
+	if (n > GUARD_NAME_MAX)
+		return "NAME is longer than 64 characters";
+	memcpy(g->name, s, n);
+	g->name[n] = '\0';
+	*sp = s + n;
+	return NULL;
+}
+
+/* A number of thousandths: digits with up to 3 decimals, as milli. */
+static bool
+parse_milli(const char *s, long long max, long long *out)
+{
+	long long n = 0;
+	int decimals = -1;
+
+	for (; *s != '\0'; s++) {
+		if (*s == '.' && decimals < 0 && isdigit((unsigned char)s[1]))
+			decimals = 0;
+		else if (!isdigit((unsigned char)*s) || decimals == 3 ||
+		    n > max)
+			return false;
+		else {
+			n = n * 10 + (*s - '0');
+			decimals += decimals >= 0;
+		}
+	}
+	for (decimals = decimals < 0 ? 0 : decimals; decimals < 3; decimals++)
+		n *= 10;
+	*out = n;
+	return n >= 1 && n <= max;
+}
+
+static const char *
+guard_option(const char *key, const char *value, struct guard_spec *g,
+    bool breaker)
+{
+	const char *errstr;
+	long long n;
+
+	if (strcmp(key, breaker ? "failures" : "tokens") == 0) {
+		n = strtonum(value, 1, GUARD_COUNT_MAX, &errstr);
+		if (errstr != NULL || !isdigit((unsigned char)*value))
+			return breaker ? "failures: expected 1 to 1000000" :
+			    "tokens: expected 1 to 1000000";
+		*(breaker ? &g->failures : &g->tokens) = n;
+	} else if (!breaker && strcmp(key, "ratio") == 0) {
+		if (!parse_milli(value, GUARD_COUNT_MAX * INT64_C(1000),
+		    &g->ratio))
+			return "ratio: expected 0.001 to 1000000, "
+			    "at most 3 decimals";
+	} else if (breaker && strcmp(key, "cooldown") == 0) {
+		if (parse_duration(value, &g->cooldown, false) != NULL ||
+		    g->cooldown == 0)
+			return "cooldown: expected a DURATION above 0";
+	} else
+		return breaker ? "expected failures=N or cooldown=DURATION" :
+		    "expected tokens=N or ratio=R";
+	return NULL;
+}
+
+static const char *
+parse_guard(const char *s, struct guard_spec *g, bool breaker)
+{
+	char key[GUARD_VALUE_MAX + 1], value[GUARD_VALUE_MAX + 1];
+	const char *why;
+	size_t n, eq;
+
+	if (strncmp(s, "redis://", 8) == 0) {
+		s += 8;
+		if ((why = guard_host(&s, g)) != NULL)
+			return why;
+	}
+	if ((why = guard_name(&s, g)) != NULL)
+		return why;
+	while (*s++ == ',') {
+		n = strcspn(s, ",");
+		eq = strcspn(s, "=");
+		if (eq >= n || n > GUARD_VALUE_MAX)
+			return breaker ? "expected failures=N or cooldown="
+			    "DURATION" : "expected tokens=N or ratio=R";
+		memcpy(key, s, eq);
+		key[eq] = '\0';
+		memcpy(value, s + eq + 1, n - eq - 1);
+		value[n - eq - 1] = '\0';
+		if ((why = guard_option(key, value, g, breaker)) != NULL)
+			return why;
+		s += n;
+	}
+	return NULL;
+}
+
+/* gRFC A6's defaults: 100 tokens, 0.1 back per success. */
+const char *
+parse_budget(const char *s, struct guard_spec *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->tokens = 100;
+	g->ratio = 100;
+	return parse_guard(s, g, false);
+}
+
+const char *
+parse_breaker(const char *s, struct guard_spec *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->failures = 5;
+	g->cooldown = 60 * NSEC_PER_SEC;
+	return parse_guard(s, g, true);
 }
 
 static void

@@ -14,15 +14,21 @@
  *	 |- log.c	progress messages, text or JSON
  *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
  *	 |- http.c	--http: the response head and its Retry-After
+ *	 |- guard.c	--budget and --breaker, on their stores
+ *	 |   |- budget.c	the rules of both, and their record
+ *	 |   |- statefile.c	the local store: a locked file
+ *	 |   `- redisstore.c	the fleet's store: Redis
  *	 `- proc.c	spawning an attempt, waiting, timing it out
  *	     `- leftovers.c	what an attempt left running, per platform
  *	format.c	values as text (used by parse.c, log.c, retry.c)
  *	signals.c	handlers, masks, names, the one wait for events
- *	clock.c		the monotonic clock, and the wall clock for dates
+ *	clock.c		the monotonic clock, the boot-time one, the wall clock
  *
  * The last three are leaves that any file above may call.  Every
- * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c or
- * signals.c, each with a fallback that says what it gives up.
+ * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c,
+ * signals.c, statefile.c (OFD locks) or clock.c (CLOCK_BOOTTIME), each
+ * with a fallback that says what it gives up; redisstore.c is built
+ * with hiredis or without it.
  */
 #include <err.h>
 #include <errno.h>
@@ -81,6 +87,12 @@ static const char help_text[] =
 "  -I, --replay-stdin        give every attempt the same standard input\n"
 "  -O, --hold-stdout         pass on only the final attempt's stdout\n"
 "\n"
+"Shared limits (NAME, or redis://HOST[:PORT]/NAME for a fleet):\n"
+"      --budget=SPEC         NAME[,tokens=N][,ratio=R]: one retry budget\n"
+"                            for every retry that names it       [none; 100, 0.1]\n"
+"      --breaker=SPEC        NAME[,failures=N][,cooldown=DURATION]: no runs\n"
+"                            for a cooldown after N failed runs     [none; 5, 1m]\n"
+"\n"
 "Output:\n"
 "      --dry-run             print the schedule and run nothing\n"
 "      --log-format=FORMAT   text or json                                 [text]\n"
@@ -110,6 +122,8 @@ struct run {
 	char		 why[128];	/* a reason that holds values */
 	nsec_t		 t0;		/* when the first attempt started */
 	nsec_t		 deadline;	/* --max-time after t0; 0: none */
+	struct guards	 guards;	/* --budget and --breaker */
+	char		 exhausted[GUARD_NAME_MAX + 32];	/* the reason */
 };
 
 static _Noreturn void
@@ -243,6 +257,7 @@ release_output(struct run *r, long long k, bool final)
 static _Noreturn void
 stopped(struct run *r, long long k, int sig)
 {
+	guards_end(&r->guards, RUN_STOPPED);
 	log_stopped(&r->log, k, sig, 128 + sig);
 	die_by_signal(sig);
 }
@@ -293,6 +308,7 @@ finish(struct run *r, long long k, const struct outcome *o,
 {
 	bool zero = reason != NULL && outcome_status(o) == 0;
 
+	guards_end(&r->guards, reason == NULL ? RUN_SUCCEEDED : RUN_GAVE_UP);
 	log_finish(&r->log, k, o, reason, zero ? 1 : outcome_status(o));
 	if (reason != NULL)
 		run_hook(r, "--on-give-up", r->cfg->on_give_up, k, o, -1,
@@ -450,7 +466,9 @@ retry_loop(struct run *r)
 {
 	const struct config *cfg = r->cfg;
 	struct outcome o, prev;
+	enum verdict v;
 	const char *why;
+	bool allowed;
 	long long k;
 
 	for (k = 1;; k++) {
@@ -458,11 +476,15 @@ retry_loop(struct run *r)
 		/* Asked to stop: this attempt was the last one. */
 		if (o.stop_signal != 0) {
 			release_output(r, k, true);
+			guards_end(&r->guards, RUN_STOPPED);
 			log_stopped(&r->log, k, o.stop_signal,
 			    outcome_status(&o));
 			exit_as(&o);
 		}
-		switch (decide(cfg, &o)) {
+		v = decide(cfg, &o);
+		/* Before any sleep, so that runs in backoff have paid. */
+		allowed = guards_attempt(&r->guards, v == SUCCEED);
+		switch (v) {
 		case SUCCEED:
 			release_output(r, k, true);
 			finish(r, k, &o, NULL);
@@ -476,6 +498,10 @@ retry_loop(struct run *r)
 			release_output(r, k, true);
 			finish(r, k, &o, o.deadline ? "--max-time reached" :
 			    "no attempts left");
+		}
+		if (!allowed) {
+			release_output(r, k, true);
+			finish(r, k, &o, r->exhausted);
 		}
 		if ((why = wait_for_next(r, k, &o)) != NULL) {
 			release_output(r, k, true);
@@ -571,6 +597,9 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 		    cfg->attempts);
 	r->envp = build_env(r, max_env);
 	r->spools = spools_open(cfg->replay_stdin, cfg->hold_stdout);
+	guards_open(&r->guards, cfg);
+	snprintf(r->exhausted, sizeof(r->exhausted),
+	    "retry budget '%s' exhausted", cfg->budget.name);
 }
 
 int
@@ -580,6 +609,7 @@ main(int argc, char *argv[])
 	struct run run;
 	struct matcher *matcher;
 	char msg[512], max_env[STATUS_BUF];
+	nsec_t wait;
 	int sig;
 
 	switch (parse_options(argc, argv, &cfg, msg, sizeof(msg))) {
@@ -604,10 +634,16 @@ main(int argc, char *argv[])
 		return dry_run(&cfg);
 	}
 	setup_run(&run, &cfg, max_env, matcher);
+	if (!guards_admit(&run.guards, &wait)) {
+		log_breaker_open(&run.log, cfg.breaker.name, wait);
+		exit(EXIT_TEMPFAIL);
+	}
 	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.sigs,
 	    nsec_add(mono_now(), backoff_splay(&run.backoff)), NULL,
-	    NULL)) != 0)
+	    NULL)) != 0) {
+		guards_end(&run.guards, RUN_STOPPED);
 		die_by_signal(sig);
+	}
 	run.t0 = mono_now();
 	if (cfg.max_time != 0)
 		run.deadline = nsec_add(run.t0, cfg.max_time);

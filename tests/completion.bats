@@ -2,7 +2,8 @@
 # The bash, zsh and fish completions, asked for real in each shell: bash
 # runs _retry with bash-completion loaded (tests/helpers/compl-bash), zsh
 # completes in a pseudo-terminal (compl-zsh), fish answers complete -C
-# (compl-fish).  A shell that is not installed has its tests skipped.
+# (compl-fish).  A shell that is not installed has its tests skipped
+# (require_tool).
 
 load helpers/common
 load helpers/compl-common
@@ -50,7 +51,7 @@ long_opt() {
 
 check_options() {
 	local sh=$1
-	need_shell "$sh"
+	require_completion "$sh"
 	complete_in "$sh" 'retry --jit'
 	expect_exactly "$(long_opt "$sh" --jitter)"
 	complete_in "$sh" 'retry --s'
@@ -81,7 +82,7 @@ check_options() {
 check_jitter() {
 	local sh=$1 modes=(none full equal decorrelated) w
 	local -a want
-	need_shell "$sh"
+	require_completion "$sh"
 	complete_in "$sh" 'retry -j '
 	expect_exactly "${modes[@]}"
 	complete_in "$sh" 'retry -n 3 --jitter='
@@ -111,7 +112,7 @@ check_jitter() {
 
 check_signals() {
 	local sh=$1
-	need_shell "$sh"
+	require_completion "$sh"
 	complete_in "$sh" 'retry -s '
 	expect_exactly "${SIGNALS[@]}"
 	complete_in "$sh" 'retry --signal=KI'
@@ -146,7 +147,7 @@ check_signals() {
 check_lists() {
 	local sh=$1 opt
 	local -a want
-	need_shell "$sh"
+	require_completion "$sh"
 	for opt in -r -x; do
 		complete_in "$sh" "retry $opt "
 		expect_exactly "${SIGNALS[@]}" timeout
@@ -180,7 +181,7 @@ check_lists() {
 
 check_values() {
 	local sh=$1 opt
-	need_shell "$sh"
+	require_completion "$sh"
 	complete_in "$sh" 'retry -n '
 	expect_exactly inf
 	complete_in "$sh" 'retry -q -k '
@@ -211,7 +212,7 @@ check_values() {
 
 check_log_file() {
 	local sh=$1
-	need_shell "$sh"
+	require_completion "$sh"
 	mkdir "$WORK/logs"
 	: >"$WORK/logs/run-a.log"
 	: >"$WORK/logs/run-b.log"
@@ -231,7 +232,7 @@ check_log_file() {
 # --http=FILE completes file names as --log-file does.
 check_http_file() {
 	local sh=$1
-	need_shell "$sh"
+	require_completion "$sh"
 	mkdir "$WORK/heads"
 	: >"$WORK/heads/h-1.txt"
 	: >"$WORK/heads/h-2.txt"
@@ -274,7 +275,7 @@ check_http_file() {
 
 check_handover() {
 	local sh=$1
-	need_shell "$sh"
+	require_completion "$sh"
 	complete_in "$sh" 'retry -n 3 --jitter=none fakecmd al'
 	expect_exactly alpha
 	complete_in "$sh" 'retry -- fakecmd '
@@ -311,8 +312,8 @@ check_handover() {
 
 check_git() {
 	local sh=$1
-	need_shell "$sh"
-	need_shell git
+	require_completion "$sh"
+	require_tool git
 	complete_in "$sh" 'retry git ch'
 	expect_includes checkout cherry-pick
 	expect_excludes --jitter
@@ -353,56 +354,82 @@ check_git() {
 	done
 }
 
-@test "the completion scripts pass each shell's syntax check and shellcheck" {
+@test "bash: the completion script and its helpers pass bash -n and shellcheck" {
+	require_tool shellcheck
 	run -0 --separate-stderr bash -n "$ROOT/completions/retry.bash"
 	[ "$stderr" = "" ]
 	run -0 --separate-stderr shellcheck -s bash "$ROOT/completions/retry.bash" \
 	    "$ROOT/tests/helpers/compl-bash" "$ROOT/tests/helpers/compl-fish" \
 	    "$ROOT/tests/helpers/compl-common.bash"
 	[ "$stderr" = "" ]
-	if command -v zsh >/dev/null; then
-		run -0 --separate-stderr zsh -n "$ROOT/completions/_retry"
-		[ "$stderr" = "" ]
-		run -0 --separate-stderr zsh -n "$ROOT/tests/helpers/compl-zsh"
-		[ "$stderr" = "" ]
-	fi
-	if command -v fish >/dev/null; then
-		run -0 --separate-stderr fish --no-execute \
-		    "$ROOT/completions/retry.fish"
-		[ "$stderr" = "" ]
-	fi
+}
+
+@test "zsh: the completion function and its harness pass zsh -n" {
+	require_tool zsh
+	run -0 --separate-stderr zsh -n "$ROOT/completions/_retry"
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr zsh -n "$ROOT/tests/helpers/compl-zsh"
+	[ "$stderr" = "" ]
+}
+
+@test "fish: the completion script passes fish --no-execute" {
+	require_tool fish
+	run -0 --separate-stderr fish --no-execute "$ROOT/completions/retry.fish"
+	[ "$stderr" = "" ]
+}
+
+# install_completions: make install into $WORK/dest with PREFIX=/usr/local
+# (the retry already built); sets share to its share directory.
+install_completions() {
+	run -0 --separate-stderr make -s -C "$ROOT" -o retry install \
+	    DESTDIR="$WORK/dest" PREFIX=/usr/local
+	[ "$stderr" = "" ]
+	share=$WORK/dest/usr/local/share
 }
 
 @test "make install puts each completion where its shell looks" {
-	local dest=$WORK/dest share
-	run -0 --separate-stderr make -s -C "$ROOT" -o retry install \
-	    DESTDIR="$dest" PREFIX=/usr/local
-	[ "$stderr" = "" ]
-	share=$dest/usr/local/share
+	local share
+	install_completions
 	cmp "$ROOT/completions/retry.bash" \
 	    "$share/bash-completion/completions/retry"
 	cmp "$ROOT/completions/_retry" "$share/zsh/site-functions/_retry"
 	cmp "$ROOT/completions/retry.fish" \
 	    "$share/fish/vendor_completions.d/retry.fish"
-	# bash-completion loads it on demand from $XDG_DATA_DIRS.
+}
+
+@test "bash: bash-completion loads the installed completion on demand" {
+	local share
+	require_tool bash-completion
+	install_completions
+	# bash-completion finds it through $XDG_DATA_DIRS.
 	run -0 --separate-stderr env XDG_DATA_DIRS="$share" bash -c '
-		source /usr/share/bash-completion/bash_completion
+		source "${BASH_COMPLETION:-/usr/share/bash-completion/bash_completion}"
 		__load_completion retry && complete -p retry'
 	[ "$stderr" = "" ]
 	[ "$output" = "complete -F _retry retry" ]
-	if command -v zsh >/dev/null; then
-		run -0 --separate-stderr env HOME="$WORK" zsh -fc '
-			fpath=($1 $fpath)
-			autoload -Uz compinit && compinit -u -D
-			print -r -- $_comps[retry]' zsh "$share/zsh/site-functions"
-		[ "$stderr" = "" ]
-		[ "$output" = "_retry" ]
-	fi
-	if command -v fish >/dev/null; then
-		run -0 --separate-stderr env XDG_DATA_DIRS="$share" \
-		    XDG_CONFIG_HOME="$WORK/config" XDG_DATA_HOME="$WORK/data" \
-		    fish -c 'complete -C "retry --jit"'
-		[ "$stderr" = "" ]
-		[ "$output" = $'--jitter\tjitter mode (or A..B or +DURATION)' ]
-	fi
+}
+
+@test "zsh: compinit finds the installed completion" {
+	local share
+	require_tool zsh
+	install_completions
+	run -0 --separate-stderr env HOME="$WORK" zsh -fc '
+		fpath=($1 $fpath)
+		autoload -Uz compinit && compinit -u -D
+		print -r -- $_comps[retry]' zsh "$share/zsh/site-functions"
+	[ "$stderr" = "" ]
+	[ "$output" = "_retry" ]
+}
+
+@test "fish: the installed completion is loaded from vendor_completions.d" {
+	local share
+	require_tool fish
+	install_completions
+	# fish completes only a command that it finds on $PATH.
+	run -0 --separate-stderr env XDG_DATA_DIRS="$share" \
+	    XDG_CONFIG_HOME="$WORK/config" XDG_DATA_HOME="$WORK/data" \
+	    PATH="$WORK/dest/usr/local/bin:$PATH" \
+	    fish -c 'complete -C "retry --jit"'
+	[ "$stderr" = "" ]
+	[ "$output" = $'--jitter\tjitter mode (or A..B or +DURATION)' ]
 }

@@ -1,6 +1,5 @@
 #!/usr/bin/env bats
-# Issue 13: --success-if-output, --stop-if-output and --retry-if-output.
-# A line of the command's stdout or stderr (each stream on its own)
+# --success-if-output, --stop-if-output and --retry-if-output: a line of the command's stdout or stderr (each stream on its own)
 # matching an ERE decides the attempt: success, then stop, then retry,
 # all before the exit-code lists.  The bytes themselves are tested in
 # streaming.bats.

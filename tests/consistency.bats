@@ -160,6 +160,8 @@ man_text() {
 }
 
 @test "the man page shows each option as --help does" {
+	require_tool mandoc
+	require_tool col
 	local head
 	[ -f "$MAN" ]
 	help_text
@@ -172,6 +174,8 @@ man_text() {
 }
 
 @test "the man page SYNOPSIS is the usage line" {
+	require_tool mandoc
+	require_tool col
 	local usage synopsis
 	[ -f "$MAN" ]
 	help_text
@@ -190,6 +194,7 @@ man_text() {
 }
 
 @test "the man page passes mandoc -Tlint" {
+	require_tool mandoc
 	[ -f "$MAN" ]
 	run -0 --separate-stderr mandoc -Tlint -W warning "$MAN"
 	[ "$stderr" = "" ]
@@ -198,7 +203,7 @@ man_text() {
 
 check_completion_options() {
 	local sh=$1 got
-	need_shell "$sh"
+	require_completion "$sh"
 	help_text
 	# What the shell offers after "retry -" and "retry --", as --help
 	# spells the options.

@@ -159,10 +159,7 @@ tokens() {
 	script -qfec "$WORK/run" /dev/null </dev/null >"$WORK/tty" 2>&1 3>&- &
 	pid=$!
 	# Wait for the status line itself, then interrupt.
-	for ((t = 0; t < 1000; t++)); do
-		grep -q 'next in' "$WORK/tty" && break
-		sleep 0.01
-	done
+	poll_until 10 grep -qs 'next in' "$WORK/tty"
 	wait_for_file "$WORK/pid"
 	kill -INT "$(cat "$WORK/pid")"
 	wait_for_file "$WORK/ws"
@@ -174,6 +171,12 @@ tokens() {
 	[ "${#lines[@]}" -eq 2 ]
 	[ "${lines[0]}" = "out 1<CR>" ]
 	[[ ${lines[1]} =~ ^('<CR><EL>retry: attempt 1/2 failed (exit 7), next in '[0-9]+\.[0-9]s)+'<CR><EL>retry: attempt 1/2 failed (exit 7), next in 60.000s<CR>'$ ]]
+}
+
+# pane_over: the screen of the tmux pane, in $screen, shows rc=N.
+pane_over() {
+	screen=$(tmux -S "$WORK/tmux.sock" capture-pane -p -J)
+	[[ $screen =~ (^|$'\n')rc=[0-9]+ ]]
 }
 
 # tmux_screen COLUMNS ARG...: runs the command in a tmux pane that wide
@@ -188,11 +191,7 @@ tmux_screen() {
 	tmux -S "$WORK/tmux.sock" -f /dev/null new-session -d -x "$cols" \
 	    -y 20 "$WORK/pane" 3>&-
 	# The last line says the command is over, with its status.
-	for ((i = 0; i < 1000; i++)); do
-		screen=$(tmux -S "$WORK/tmux.sock" capture-pane -p -J)
-		[[ $screen =~ (^|$'\n')rc=[0-9]+ ]] && break
-		sleep 0.01
-	done
+	poll_until 10 pane_over
 	mapfile -t lines <<<"$screen"
 	for i in "${!lines[@]}"; do
 		lines[i]=${lines[i]%"${lines[i]##*[![:space:]]}"}
@@ -206,7 +205,7 @@ tmux_screen() {
 }
 
 @test "in tmux, the screen keeps each plain line once and no partial line" {
-	command -v tmux >/dev/null || skip "tmux is not installed"
+	require_tool tmux
 	tmux_screen 80 "$RETRY" -n 3 -b 1 -f 1 -j none "${CMD[@]}"
 	[ "$status" -eq 7 ]
 	[ "${#lines[@]}" -eq 6 ]
@@ -219,7 +218,7 @@ tmux_screen() {
 }
 
 @test "in a narrow terminal, the status line still redraws in place" {
-	command -v tmux >/dev/null || skip "tmux is not installed"
+	require_tool tmux
 	# The status line is longer than 30 columns: cut to fit, it must not
 	# wrap, or every redraw would leave a line behind.
 	tmux_screen 30 "$RETRY" -n 2 -b 1 -j none "${CMD[@]}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: --dry-run.  A header, one row per attempt (attempt window min
+# --dry-run.  A header, one row per attempt (attempt window min
 # max draw elapsed, times in seconds with at least 3 decimals and more for
 # sub-millisecond values), then lines that start with #.  It runs nothing
 # and writes only to stdout.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: DURATION.  A decimal number with an optional unit (ns us ms s m
+# DURATION.  A decimal number with an optional unit (ns us ms s m
 # h d, seconds by default) or a compound such as 1m30s, kept as integer
 # nanoseconds with fractions rounded to the nearest one.  Conversions are
 # read back from the window column of --dry-run, which prints every

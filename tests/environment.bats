@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: the command's environment gains RETRY_ATTEMPT (from 1),
+# The command's environment gains RETRY_ATTEMPT (from 1),
 # RETRY_MAX_ATTEMPTS (N or inf) and RETRY_PREV_STATUS (empty on the first
 # attempt, then the previous status as $? would show it: 128+S after a
 # death by signal S, 124 after a timeout).

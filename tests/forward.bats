@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 11, part 2: forwarded signals.  Every catchable signal retry gets
+# Forwarded signals: every catchable signal retry gets
 # (not ignored at start) is passed on to the running attempt, each time,
 # and never leads to KILL.  INT, TERM, HUP and QUIT stop the retrying:
 # retry then exits as the attempt did.  Any other signal changes nothing.
@@ -32,7 +32,7 @@ start_counter() {
 # Sends signal $1 to retry and waits until the command has counted $2.
 send_and_count() {
 	kill -s "$1" "$RPID"
-	field_poll 5 has_lines "$WORK/caught" "$2"
+	poll_until 5 has_lines "$WORK/caught" "$2"
 }
 
 # Checks that the command is still there: neither KILLed nor ended.
@@ -243,13 +243,9 @@ clearing_then() {
 	    until pgrep -f -x "$4" >/dev/null; do sleep 0.01; done
 	    exit 1' sh "$WORK" "$HELPERS" "$MARK" "$MARK_RE"
 	wait_for_file "$WORK/left"
-	local i left
+	local left
 	left=$(<"$WORK/left")
-	for ((i = 0; i < 1000; i++)); do
-		sig_in_set "$left" 15 ShdPnd && break
-		sleep 0.01
-	done
-	sig_in_set "$left" 15 ShdPnd
+	poll_until 10 sig_in_set "$left" 15 ShdPnd
 	kill -s "$1" "$RPID"
 	bg_wait
 }

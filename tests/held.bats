@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 11, part 4: held output and replayed input lose nothing.  Under
+# Held output and replayed input lose nothing.  Under
 # -O the command's stdout is a pipe that retry drains into its spool,
 # complete once the pipe reaches end of file; a full -I spool kills the
 # attempt before retry reports it; retry's own descriptors never land on
@@ -53,7 +53,7 @@ through_cat() {
 }
 
 @test "-O: curl -o /dev/stdout between two lines loses nothing" {
-	need_tool curl
+	require_tool curl
 	printf 'from curl\n' >"$WORK/data"
 	run -0 --separate-stderr through_cat -n 1 -O -- sh -c 'echo before
 	    curl -sS -o /dev/stdout "file://$1/data"; echo after' sh "$WORK"
@@ -113,7 +113,7 @@ small_disk() {
 	local tag="field-eof-$MARK"
 	head -c $((3 * MIB)) /dev/urandom >"$WORK/input"
 	{
-		field_poll 10 test -e "$WORK/reading"
+		poll_until 10 test -e "$WORK/reading"
 		cat "$WORK/input"
 	} | TMPDIR=$SMALL detached "$WSTATUS" "$WORK/ws" \
 	    "$RETRY" -I -n 2 -b 0 -- sh -c 'sh -c '\'': >"$1/reading"
@@ -127,7 +127,7 @@ small_disk() {
 	[ "$(<"$WORK/err")" = \
 	    "retry: --replay-stdin: temporary file: No space left on device" ]
 	# Once every process of the attempt is gone: none saw end of file.
-	field_poll 5 not pgrep -f -- "$tag"
+	poll_until 5 not pgrep -f -- "$tag"
 	[ ! -e "$WORK/saw-eof" ]
 }
 

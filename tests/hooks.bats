@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# Issue 13: --on-retry (after a failed attempt that another follows,
-# before the sleep) and --on-give-up (once, when retry gives up; not on
+# --on-retry runs its hook after a failed attempt that another follows,
+# before the sleep, and --on-give-up once, when retry gives up (not on
 # success, not when a signal stops the run).  A hook is /bin/sh -c CMD
 # with the command's environment plus RETRY_STATUS and, for --on-retry,
 # RETRY_NEXT_SLEEP; its stdin is /dev/null, its stdout retry's stderr; a

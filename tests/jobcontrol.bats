@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 11, part 1: job control and terminals.  retry ignores SIGTTIN and
+# Job control and terminals: retry ignores SIGTTIN and
 # SIGTTOU for itself, stays in its caller's process group whenever it has
 # a controlling terminal, and does not send a signal that the terminal
 # sent to the whole foreground job a second time.  Driven for real: an
@@ -75,10 +75,10 @@ shell_status() {
 	local cat
 	cat=$(<"$WORK/cat")
 	# Reading the terminal from the background stops it.
-	field_poll 5 is_stopped "$cat"
+	poll_until 5 is_stopped "$cat"
 	type_line "fg"
-	field_poll 5 in_foreground "$cat" || { show_pane; false; }
-	field_poll 5 is_running "$cat" || { show_pane; false; }
+	poll_until 5 in_foreground "$cat" || { show_pane; false; }
+	poll_until 5 is_running "$cat" || { show_pane; false; }
 	type_line "hello"
 	wait_for_line "$WORK/out" '^hello$' 5
 	keys C-d
@@ -112,13 +112,13 @@ shell_status() {
 2>'$WORK/err'"
 	wait_for_file "$WORK/ready"
 	keys C-c
-	field_poll 5 has_lines "$WORK/caught" 1
+	poll_until 5 has_lines "$WORK/caught" 1
 	# Not a synchronisation: time for a second INT, a bug, to land.
 	sleep 0.3
 	[ "$(<"$WORK/caught")" = INT ]
 	# INT sent by a process, not by the terminal: retry passes it on.
 	kill -INT "$(<"$WORK/ppid")"
-	field_poll 5 has_lines "$WORK/caught" 2
+	poll_until 5 has_lines "$WORK/caught" 2
 	sleep 0.3
 	[ "$(<"$WORK/caught")" = $'INT\nINT' ]
 	# A stop signal: the attempt that then ends with 0 is the last one.
@@ -135,11 +135,11 @@ shell_status() {
 2>'$WORK/err'"
 	wait_for_file "$WORK/ready"
 	tmux -S "$SOCK" resize-window -t t -x 100 -y 25
-	field_poll 5 has_lines "$WORK/caught" 1
+	poll_until 5 has_lines "$WORK/caught" 1
 	sleep 0.3
 	[ "$(<"$WORK/caught")" = WINCH ]
 	kill -WINCH "$(<"$WORK/ppid")"
-	field_poll 5 has_lines "$WORK/caught" 2
+	poll_until 5 has_lines "$WORK/caught" 2
 	sleep 0.3
 	[ "$(<"$WORK/caught")" = $'WINCH\nWINCH' ]
 	# WINCH stops nothing: the attempt's exit 0 is a success.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 11, part 3: the limits hold everywhere.  --max-time bounds the
+# The limits hold everywhere.  --max-time bounds the
 # clearing of a failed attempt's leftovers too, and --kill-after 0 means
 # what it means in timeout(1): no KILL.
 

@@ -148,10 +148,7 @@ jq_true() {
 	    --log-file="$WORK/log" -n 3 -b 60 -j none false 3>&- &
 	local pid=$!
 	# The sleep event says retry is waiting for the next attempt.
-	for ((i = 0; i < 1000; i++)); do
-		grep -q '"event":"sleep"' "$WORK/log" 2>/dev/null && break
-		sleep 0.01
-	done
+	poll_until 10 grep -qs '"event":"sleep"' "$WORK/log"
 	wait_for_file "$WORK/pid"
 	kill -TERM "$(cat "$WORK/pid")"
 	wait "$pid"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: what retry says.  Only stderr, each line starting "retry: ":
+# What retry says.  Only stderr, each line starting "retry: ":
 # one line per failed attempt that will be retried (the attempt, the
 # outcome, the sleep), one line on giving up.  -q silences these but not
 # the errors; -v adds a line as each attempt starts and as it ends.

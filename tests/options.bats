@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: the command line.  Every option of the core tool, its forms and
+# The command line.  Every option of the core tool, its forms and
 # its bad values: exit 125 and one exact line that names the option and
 # the value.  Durations have their own suite, duration.bats.
 

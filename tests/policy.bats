@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: the retry policy.  For each attempt the first match wins:
+# The retry policy.  For each attempt the first match wins:
 #   1. the command could not be started (127 not found, 126 otherwise):
 #      retried only if that status is in --retry-on (and not --stop-on);
 #   2. --success-on (default 0, replaced when given): stop with success;

@@ -1,6 +1,9 @@
 #!/usr/bin/env bats
-# Issue 3: retry killed with SIGKILL (PR_SET_PDEATHSIG), PID namespaces,
-# descriptors and zombies.
+# retry leaves nothing behind.  Killed with SIGKILL, it takes the running
+# command with it (PR_SET_PDEATHSIG), in a PID namespace too, where it also
+# works as PID 1; the command inherits only the descriptors that retry was
+# given, with -I and -O too; retry reaps its children and the orphans it
+# inherits, so that no zombie accumulates.
 
 load helpers/common
 load helpers/proc-common

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 13: --reset-after=DURATION.  An attempt that ran at least DURATION
+# --reset-after=DURATION: an attempt that ran at least DURATION
 # before failing starts the schedule over: the next sleep comes from the
 # first window, decorrelated jitter starts again from --base, and the
 # attempt count goes on.  The sleeps are read from the retry lines and

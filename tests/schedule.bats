@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: the backoff schedule.  The sleep before attempt k+1 has the
+# The backoff schedule.  The sleep before attempt k+1 has the
 # window w = min(cap, base * factor^(k-1)), then the jitter of its mode,
 # then min(cap, s).  Seeded --dry-run tables show the draws; the checks
 # on each row are in helpers/core-table.awk.

@@ -1,6 +1,10 @@
 #!/usr/bin/env bats
-# Issue 3: signals sent to retry.  The death signal is read from a real
-# parent (helpers/wstatus); a shell's $? cannot tell exit 130 from SIGINT.
+# Signals sent to retry: during an attempt each one is passed on to the
+# command, and retry ends as the attempt did; during a sleep or the splay
+# a signal ends retry at once, by that signal; a signal ignored by the
+# caller stays ignored, and the command starts with the caller's signal
+# dispositions and mask.  The death signal is read from a real parent
+# (helpers/wstatus); a shell's $? cannot tell exit 130 from SIGINT.
 
 load helpers/common
 load helpers/proc-common
@@ -209,12 +213,17 @@ ignored_during_sleep() {
 	[ "$(<"$WORK/attempts")" = $'1\n2' ]
 }
 
+# writing_to_pipe PID: the process is blocked writing to a pipe.
+writing_to_pipe() {
+	[[ $(<"/proc/$1/wchan") == *pipe_write ]]
+}
+
 @test "a signal that waits, blocked, while retry is busy stops the run" {
 	# Attempt 1 fills retry's stderr, a FIFO that nobody reads yet, and
 	# fails: retry blocks writing "attempt 1/5 ended", with its signals
 	# blocked.  TERM waits there, pending, and must still stop the run
 	# before attempt 2, even with -b 0.
-	local rd i pid lines
+	local rd pid lines
 	mkfifo "$WORK/fifo"
 	exec {rd}<>"$WORK/fifo"
 	detached "$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -v -n 5 -b 0 \
@@ -226,11 +235,7 @@ ignored_during_sleep() {
 	BG=$!
 	wait_for_file "$WORK/pid"
 	pid=$(<"$WORK/pid")
-	for ((i = 0; i < 1000; i++)); do
-		[[ $(<"/proc/$pid/wchan") == *pipe_write ]] && break
-		sleep 0.01
-	done
-	[[ $(<"/proc/$pid/wchan") == *pipe_write ]]
+	poll_until 10 writing_to_pipe "$pid"
 	kill -TERM "$pid"
 	# Read it all: the end comes once retry and wstatus are gone.
 	tr -d '#' <"$WORK/fifo" >"$WORK/err" {rd}<&- &
@@ -403,15 +408,11 @@ term_pending() {
 	    select undef, undef, undef, 0.01 until -s "$d/release";
 	    exit 3' "$WORK"
 	wait_for_file "$WORK/ready"
-	local cmd i
+	local cmd
 	cmd=$(<"$WORK/ready")
 	sig_in_set "$cmd" 15 SigBlk
 	kill -TERM "$RPID"
-	for ((i = 0; i < 500; i++)); do
-		term_pending "$cmd" && break
-		sleep 0.01
-	done
-	term_pending "$cmd"
+	poll_until 5 term_pending "$cmd"
 	# Not a synchronisation: time for a wrong KILL (after 50 ms) to land.
 	sleep 0.3
 	kill -0 "$cmd"

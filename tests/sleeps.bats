@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: a seeded run sleeps exactly what the seeded --dry-run draws.
+# A seeded run sleeps exactly what the seeded --dry-run draws.
 # The command appends the time at which each attempt starts to a file;
 # each gap between attempts must be at least the drawn sleep (the rest of
 # the gap is process start-up), and at most the draw plus a generous

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# Issue 4: --replay-stdin (-I) and --hold-stdout (-O), and stdin left
-# alone without them.  Every attempt is tests/helpers/spool-attempt (or a
+# --replay-stdin (-I) gives every attempt the same standard input, whatever
+# its kind and size, and --hold-stdout (-O) passes on only the final
+# attempt's standard output; without them stdin is left alone.  Every attempt is tests/helpers/spool-attempt (or a
 # small sh -c), which saves what it read in $WORK/in.K and what retry held
 # open in $WORK/fds.K, so that the checks compare checksums and never
 # depend on timing.
@@ -591,14 +592,14 @@ retry: attempt 1/2 failed (timed out), next in 0.000s" ]
 # Waits until process $1 has ended (at most 10 s).  Unlike wait_gone it
 # takes a zombie for dead: who reaps an orphan is init's business.
 wait_dead() {
-	local i state
-	for ((i = 0; i < 1000; i++)); do
-		state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
-		[[ $state == [ZX]* ]] && return 0
-		sleep 0.01
-	done
-	echo "process $1 still alive" >&2
-	return 1
+	poll_until 10 dead "$1"
+}
+
+# dead PID: no process PID, or a zombie.
+dead() {
+	local state
+	state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+	[[ $state == [ZX]* ]]
 }
 
 # Starts retry ARGS... in the background under wstatus, stdin a pipe

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 2: the exit status.  retry exits with the final attempt's status:
+# The exit status.  retry exits with the final attempt's status:
 # exit code N gives N, and death by signal S makes retry die by S itself,
 # with core dumps off.  Checked from a real parent (helpers/wstatus),
 # since $? cannot tell exit 130 from death by SIGINT.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 13: with an output condition, the command's stdout and stderr are
+# With an output condition, the command's stdout and stderr are
 # pipes that retry reads and matches line by line.  The bytes must still
 # reach their destinations unchanged (checked by sha256), each stream in
 # its own order, at once, whatever the reader's pace; memory stays
@@ -160,7 +160,7 @@ peak_kib() {
 }
 
 @test "memory stays bounded: a 50 MiB line without a newline, on either stream" {
-	[[ -x /usr/bin/time ]] || need_tool /usr/bin/time
+	require_tool /usr/bin/time
 	local line='head -c 52428800 /dev/zero | tr "\0" a' n
 	# A success only if the line was matched (on its first 64 KiB).
 	n=$(/usr/bin/time -f %M -o "$WORK/rss" "$RETRY" -n 1 \
@@ -258,11 +258,8 @@ stalled() {
 		echo "$rc" >"$WORK/rc"
 		: >"$WORK/ended"
 	} | {
-		i=0
-		while [[ ! -e $WORK/ended ]] && ((i++ < 1000)); do
-			sleep 0.01
-		done
-		[[ -e $WORK/ended ]] && echo "ended first" >"$WORK/reader"
+		poll_until 10 test -e "$WORK/ended" &&
+		    echo "ended first" >"$WORK/reader"
 	}
 	[ "$(<"$WORK/reader")" = "ended first" ]
 	[ "$(<"$WORK/rc")" = 124 ]

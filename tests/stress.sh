@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # stress.sh: fires signals at retry at random moments, over a few hundred
-# runs, and checks that nothing hangs, leaks or survives (issue 3).
+# runs, and checks that nothing hangs, leaks or survives.
 #
 # usage: tests/stress.sh [RUNS [JOBS]]    (default: 300 runs, 2 at a time)
 #
@@ -9,7 +9,7 @@
 # processes behind, that ignore TERM, with -I/-O, with a splay...), waits
 # a random 0-150 ms and sends it a stop signal (HUP, INT, QUIT or TERM),
 # sometimes after a signal that stops nothing (USR1, USR2, ALRM, WINCH)
-# and sometimes followed by a second stop signal (issue 11).  Then:
+# and sometimes followed by a second stop signal.  Then:
 #   - retry must end within 10 s (no hang),
 #   - by one of the signals it was sent, or with an exit status that an
 #     attempt of the scenario can end with (retry exits as the attempt
@@ -23,8 +23,9 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-RETRY=${RETRY:-$ROOT/retry}
-WSTATUS=$ROOT/tests/helpers/wstatus
+# ROOT, RETRY, WSTATUS, poll_until and gone.
+# shellcheck source=tests/helpers/common.bash
+source "$ROOT/tests/helpers/common.bash"
 RUNS=${1:-300}
 JOBS=${2:-2}
 STOP_SIGNALS=(HUP INT QUIT TERM)
@@ -97,6 +98,11 @@ markers() {
 	done
 }
 
+# no_markers MARK [K]: markers "$@" finds none.
+no_markers() {
+	[[ -z $(markers "$@") ]]
+}
+
 # One run; prints "FAIL ..." lines on failure.
 one_run() {
 	local i=$1 dir=$TMP/$1 mark sig sig2 other got ws_pid rpid n z ok
@@ -112,10 +118,7 @@ one_run() {
 	printf 'input\n' | "$WSTATUS" -p "$dir/pid" "$dir/ws" "$RETRY" \
 	    "${ARGS[@]}" >/dev/null 2>"$dir/err" &
 	ws_pid=$!
-	for ((n = 0; n < 500; n++)); do
-		[[ -s $dir/pid ]] && break
-		sleep 0.01
-	done
+	poll_until 5 test -s "$dir/pid" 2>/dev/null || true
 	rpid=$(<"$dir/pid")
 	printf -v delay '0.%03d' $((RANDOM % 150))
 	sleep "$delay"
@@ -125,10 +128,7 @@ one_run() {
 	[[ -n $other ]] && kill -s "$other" "$rpid" 2>/dev/null
 	kill -s "$sig" "$rpid" 2>/dev/null
 	[[ -n $sig2 ]] && kill -s "$sig2" "$rpid" 2>/dev/null
-	for ((n = 0; n < 1000; n++)); do
-		kill -0 "$ws_pid" 2>/dev/null || break
-		sleep 0.01
-	done
+	poll_until 10 gone "$ws_pid" 2>/dev/null || true
 	if kill -0 "$ws_pid" 2>/dev/null; then
 		echo "FAIL run $i: hangs after $sig ${ARGS[*]}"
 		ps -o pid,ppid,pgid,stat,args --ppid "$rpid" -p "$rpid"
@@ -152,10 +152,7 @@ one_run() {
 	# What the final attempt (the last one that started) left behind is
 	# left alone; anything older must be gone.
 	final=$(tail -n 1 "$dir/started" 2>/dev/null)
-	for ((n = 0; n < 500; n++)); do
-		[[ -z $(markers "$mark" "$final") ]] && break
-		sleep 0.01
-	done
+	poll_until 5 no_markers "$mark" "$final" 2>/dev/null || true
 	if [[ -n $(markers "$mark" "$final") ]]; then
 		echo "FAIL run $i: left behind after $sig (final attempt $final): ${ARGS[*]}"
 		ps -o pid,ppid,pgid,stat,args -p "$(markers "$mark" | paste -sd,)"

@@ -1,14 +1,16 @@
 #!/usr/bin/env bats
-# Issue 3: retry in a real terminal, driven through tmux: an interactive
-# bash runs retry as a foreground job, keys are typed with send-keys.
+# In a real terminal retry stays in the foreground job: the command reads
+# the terminal, Ctrl-C ends the command and retry at once and retry dies
+# by SIGINT, and from a script --foreground lets the command read it.
+# tmux is the terminal: an interactive bash runs retry as a foreground
+# job, keys are typed with send-keys.
 
 load helpers/common
 load helpers/proc-common
 
 setup() {
 	proc_setup
-	command -v tmux >/dev/null ||
-	    skip "tmux is not installed: the terminal tests need it"
+	require_tool tmux
 	SOCK=$WORK/tmux.sock
 	# The server must not hold a descriptor of bats.
 	(detached tmux -S "$SOCK" -f /dev/null new-session -d -s t -x 120 \

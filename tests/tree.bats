@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 3: the whole process tree of an attempt.  A timeout, the deadline
+# The whole process tree of an attempt.  A timeout, the deadline
 # or a forwarded signal reaches every process of the attempt that stayed
 # in its process group; before a retry, none of them is left.  Processes
 # are found by their marker ("sleep $MARK", see helpers/proc-common).
@@ -192,13 +192,9 @@ untouched() {
 	    until pgrep -f -x "$4" >/dev/null; do sleep 0.01; done
 	    exit 1' sh "$WORK" "$HELPERS" "$MARK" "$MARK_RE"
 	wait_for_file "$WORK/left"
-	local i left
+	local left
 	left=$(<"$WORK/left")
-	for ((i = 0; i < 1000; i++)); do
-		sig_in_set "$left" 15 ShdPnd && break
-		sleep 0.01
-	done
-	sig_in_set "$left" 15 ShdPnd
+	poll_until 10 sig_in_set "$left" 15 ShdPnd
 	kill -USR1 "$RPID"
 	bg_wait
 	[ "$WS" = "exit 0" ]

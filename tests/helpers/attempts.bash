@@ -1,4 +1,5 @@
-# Shared by the suites of issue 13 (conditions, streaming, hooks, reset):
+# Shared by the suites of the output conditions, hooks and resets
+# (conditions, streaming, hooks, reset):
 # exact stderr with measured times left out, and clock readings.  Load
 # after helpers/common.
 # shellcheck shell=bash
@@ -54,11 +55,4 @@ now_ns() {
 # sum: the sha256 of stdin.
 sum() {
 	sha256sum | cut -d' ' -f1
-}
-
-# The test needs a tool: skipped without it, unless CI=true.
-need_tool() {
-	command -v "$1" >/dev/null 2>&1 && return 0
-	[[ ${CI:-} == true ]] && { echo "$1 is missing" >&2; return 1; }
-	skip "$1 is not installed"
 }

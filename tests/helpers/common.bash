@@ -1,13 +1,16 @@
 # Shared set-up for the bats suites: load it with `load helpers/common`.
+# tests/stress.sh sources it too, for poll_until.
 # shellcheck shell=bash
 
-bats_require_minimum_version 1.5.0
+if declare -F bats_require_minimum_version >/dev/null; then
+	bats_require_minimum_version 1.5.0
+fi
 
 # A signal bug must fail a test, not hang CI.
 : "${BATS_TEST_TIMEOUT:=30}"
 export BATS_TEST_TIMEOUT
 
-ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RETRY=${RETRY:-$ROOT/retry}
 WSTATUS=$ROOT/tests/helpers/wstatus
 export ROOT RETRY WSTATUS
@@ -18,24 +21,61 @@ common_setup() {
 	unset RETRY_ATTEMPT RETRY_MAX_ATTEMPTS RETRY_PREV_STATUS
 }
 
-# Waits, polling, until a file exists and is not empty (at most $2 s).
-wait_for_file() {
-	local i limit=$(( ${2:-10} * 100 ))
-	for ((i = 0; i < limit; i++)); do
-		[[ -s $1 ]] && return 0
+# poll_until SECONDS COMMAND [ARG...]: runs COMMAND every 10 ms until it
+# succeeds; fails, saying what it waited for, once SECONDS ("5", "0.5")
+# have passed.  COMMAND runs in this shell, so that a function may set
+# variables for the caller, with its stderr silenced.
+poll_until() {
+	local limit=$1 int frac end now
+	shift
+	int=${limit%%.*} frac=
+	[[ $limit == *.* ]] && frac=${limit#*.}
+	frac=${frac}000000
+	now=${EPOCHREALTIME/[.,]/}
+	end=$((10#$now + 10#${int:-0} * 1000000 + 10#${frac:0:6}))
+	until "$@" 2>/dev/null; do
+		now=${EPOCHREALTIME/[.,]/}
+		if ((10#$now >= end)); then
+			echo "timed out after ${limit}s waiting for: $*" >&2
+			return 1
+		fi
 		sleep 0.01
 	done
-	echo "timed out waiting for $1" >&2
-	return 1
+}
+
+# require_tool NAME: the test goes on only where the tool NAME is
+# installed (a command on $PATH; bash-completion: its script).  Elsewhere
+# it is skipped with a one-line reason, and fails under CI=true, which
+# installs every tool (build-aux/packages-check.txt; make check installs
+# them too where it can).
+require_tool() {
+	case $1 in
+	bash-completion)
+		[[ -f ${BASH_COMPLETION:-/usr/share/bash-completion/bash_completion} ]]
+		;;
+	*)
+		command -v "$1" >/dev/null 2>&1
+		;;
+	esac && return 0
+	if [[ ${CI:-} == true ]]; then
+		echo "$1 is not installed: CI must install it" \
+		    "(build-aux/packages-check.txt)" >&2
+		return 1
+	fi
+	skip "$1 is not installed"
+}
+
+# Waits until a file exists and is not empty (at most $2 s).
+wait_for_file() {
+	poll_until "${2:-10}" test -s "$1"
 }
 
 # Waits until a process is gone (at most $2 s).
 wait_gone() {
-	local i limit=$(( ${2:-10} * 100 ))
-	for ((i = 0; i < limit; i++)); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.01
-	done
-	echo "process $1 still alive" >&2
-	return 1
+	poll_until "${2:-10}" gone "$1"
+}
+
+# gone PID: no process PID is left (a zombie still counts).
+gone() {
+	! kill -0 "$1" 2>/dev/null
 }

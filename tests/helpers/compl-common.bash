@@ -2,10 +2,11 @@
 # completion what it offers on a command line, and compares the answer.
 # shellcheck shell=bash
 
-# The test runs only where the shell is installed (the CI installs every
-# shell from build-aux/packages-completions.txt).
-need_shell() {
-	command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"
+# require_completion SHELL: the test needs SHELL and its completion
+# system (bash's is bash-completion); see require_tool.
+require_completion() {
+	require_tool "$1"
+	[[ $1 != bash ]] || require_tool bash-completion
 }
 
 # For setup_file: one compinit dump for the zsh runs of a test file, made

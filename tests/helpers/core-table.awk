@@ -1,6 +1,6 @@
-# Checks --dry-run tables against issue 2's schedule; used by check_tables
-# in core.bash.  The input is any number of tables, each from its header
-# line on.  Variables (times in seconds):
+# Checks --dry-run tables against the backoff schedule of the man page;
+# used by check_tables in core.bash.  The input is any number of tables,
+# each from its header line on.  Variables (times in seconds):
 #   mode   none, full, equal, decorrelated, range or add
 #   base, factor, cap, splay, lo, hi (the A..B of range), add (+D)
 #   rows   the number of rows each table must have (0: any)

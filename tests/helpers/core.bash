@@ -1,5 +1,6 @@
-# Helpers for the suites of issue 2, the core tool: dry-run tables, times
-# and the usage-error line.  Load after helpers/common.
+# Helpers for the suites of the core tool (options, durations, schedule,
+# dry run, policy, status, messages): dry-run tables, times and the
+# usage-error line.  Load after helpers/common.
 # shellcheck shell=bash
 
 # The hint that ends every usage error.

@@ -1,5 +1,6 @@
-# Helpers of the issue 11 suites (jobcontrol, forward, limits, held):
-# load it after helpers/common and helpers/proc-common.
+# Helpers of the suites on process control in the field (jobcontrol,
+# forward, limits, held): load it after helpers/common and
+# helpers/proc-common.
 # shellcheck shell=bash
 
 FIELD_COUNT=$ROOT/tests/helpers/field-count
@@ -9,40 +10,6 @@ export FIELD_COUNT
 now_us() {
 	local t=${EPOCHREALTIME/[.,]/}
 	echo "$((10#$t))"
-}
-
-# Microseconds in a decimal number of seconds ("1", "0.5", "2.25").
-seconds_us() {
-	local int=${1%%.*} frac=
-	[[ $1 == *.* ]] && frac=${1#*.}
-	frac=${frac}000000
-	echo "$((10#${int:-0} * 1000000 + 10#${frac:0:6}))"
-}
-
-# field_poll SECONDS COMMAND...: runs COMMAND every 10 ms until it
-# succeeds; fails, saying which, if it has not within SECONDS.
-field_poll() {
-	local end
-	end=$(($(now_us) + $(seconds_us "$1")))
-	shift
-	until "$@" 2>/dev/null; do
-		if (($(now_us) > end)); then
-			echo "timed out waiting for: $*" >&2
-			return 1
-		fi
-		sleep 0.01
-	done
-}
-
-# A test whose tool is missing is skipped, with one line that says why;
-# under CI=true it fails instead, since CI must run every test.
-need_tool() {
-	command -v "$1" >/dev/null 2>&1 && return 0
-	if [[ ${CI:-} == true ]]; then
-		echo "$1 is not installed: CI must run this test" >&2
-		return 1
-	fi
-	skip "$1 is not installed: this test needs it"
 }
 
 # Whether process $1 has ended: gone, or a zombie (who reaps an orphan is
@@ -100,7 +67,7 @@ has_lines() {
 # Starts a tmux server with an interactive bash in a 120x30 window, and
 # waits until it runs commands.  Skips (fails under CI=true) without tmux.
 tmux_setup() {
-	need_tool tmux
+	require_tool tmux
 	SOCK=$WORK/tmux.sock
 	export SOCK
 	# The server must not hold a descriptor of bats.

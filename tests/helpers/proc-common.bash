@@ -10,6 +10,8 @@ export HELPERS
 # so that a scan finds exactly the ones this test left behind.
 proc_setup() {
 	common_setup
+	require_tool pgrep
+	require_tool ps
 	MARK="9${BASHPID}.${RANDOM}${RANDOM}"
 	MARK_RE="sleep ${MARK//./\\.}"
 	export MARK MARK_RE
@@ -63,58 +65,43 @@ markers() {
 # Waits until no marker process is left (at most $1 s): a signalled
 # process may need a moment to die, but a leak stays and fails.
 wait_markers_gone() {
-	local i limit=$(( ${1:-10} * 100 ))
-	for ((i = 0; i < limit; i++)); do
-		[[ -z $(markers) ]] && return 0
-		sleep 0.01
-	done
+	poll_until "${1:-10}" no_markers && return 0
 	echo "marker processes left behind:" >&2
 	ps -o pid,ppid,pgid,stat,args -p "$(markers | paste -sd,)" >&2
 	return 1
 }
 
+no_markers() {
+	[[ -z $(markers) ]]
+}
+
 # Waits until $1 marker processes run (at most $2 s).
 wait_markers() {
-	local i limit=$(( ${2:-10} * 100 ))
-	for ((i = 0; i < limit; i++)); do
-		[[ $(markers | wc -l) -ge $1 ]] && return 0
-		sleep 0.01
-	done
-	echo "fewer than $1 marker processes started" >&2
-	return 1
+	poll_until "${2:-10}" markers_at_least "$1"
+}
+
+markers_at_least() {
+	[[ $(markers | wc -l) -ge $1 ]]
 }
 
 # Waits until a line of file $1 matches the regex $2 (at most $3 s).
 wait_for_line() {
-	local i limit=$(( ${3:-10} * 100 ))
-	for ((i = 0; i < limit; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.01
-	done
-	echo "timed out waiting for /$2/ in $1" >&2
-	return 1
+	poll_until "${3:-10}" grep -Eqs -- "$2" "$1"
 }
 
 # Waits until process $1 catches signal $2 (a number): retry has set up
 # its handlers.
 wait_for_handler() {
-	local i mask
-	for ((i = 0; i < 1000; i++)); do
-		mask=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$1/status" \
-		    2>/dev/null) || true
-		[[ -n $mask ]] && (( (16#$mask >> ($2 - 1)) & 1 )) && return 0
-		sleep 0.01
-	done
-	echo "process $1 never caught signal $2" >&2
-	return 1
+	poll_until 10 sig_in_set "$1" "$2" SigCgt
 }
 
 # Whether signal $2 (a number) is in the set $3 (SigIgn, SigBlk, SigPnd,
 # ShdPnd...) of /proc/PID/status for the pid $1.
 sig_in_set() {
 	local mask
-	mask=$(awk -v f="$3:" '$1 == f { print $2 }' "/proc/$1/status")
-	(( (16#$mask >> ($2 - 1)) & 1 ))
+	mask=$(awk -v f="$3:" '$1 == f { print $2 }' "/proc/$1/status" \
+	    2>/dev/null) || true
+	[[ -n $mask ]] && (( (16#$mask >> ($2 - 1)) & 1 ))
 }
 
 # Runs a command in the background (call it with &) with no descriptor

@@ -1,0 +1,277 @@
+/*
+ * guard.c: --budget and --breaker as the attempt loop sees them.  Four
+ * calls, each one update of the shared state: open the stores before the
+ * first attempt, ask the breaker whether this run may start, record each
+ * attempt in the budget (which answers whether a retry is still allowed),
+ * and tell the breaker how the run ended.  Each guard's state lives in a
+ * local file (statefile.c) or in Redis (redisstore.c); the rules are
+ * budget.c's, applied here to the file's record or run by Redis itself
+ * as a Lua script.
+ *
+ * A store that fails in the middle of a run, and a Redis server that
+ * cannot be reached at all, cost the guard, not the run: retry warns
+ * once and goes on as if the option had not been given.  A budget or a
+ * breaker must never be the reason that a command does not run when the
+ * dependency it protects is fine.
+ */
+#include <err.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define NSEC_PER_USEC		1000
+#define PROBE_LEASE_MIN		(60 * NSEC_PER_SEC)
+#define JITTER_PERMILLE_MIN	750	/* a failed probe's cooldown grows */
+#define JITTER_PERMILLE_SPAN	501	/* by 1.5 to 2.5 times */
+
+/* Goes on without g, after saying why, once. */
+static void
+guard_off(struct guard *g, const char *why)
+{
+	if (!g->on)
+		return;
+	warnx("%s: %s: going on without %s '%s'", g->where, why, g->what,
+	    g->spec->name);
+	g->on = false;
+}
+
+static void
+guard_open(struct guard *g, const struct guard_spec *spec, const char *what)
+{
+	char why[256];
+	bool v6 = strchr(spec->host, ':') != NULL;
+
+	memset(g, 0, sizeof(*g));
+	g->spec = spec;
+	g->what = what;
+	g->fd = -1;
+	if (spec->name[0] == '\0')
+		return;
+	if (spec->host[0] == '\0') {
+		statefile_open(g);
+		g->on = true;
+		return;
+	}
+	snprintf(g->where, sizeof(g->where), "redis://%s%s%s:%d/%s",
+	    v6 ? "[" : "", spec->host, v6 ? "]" : "", spec->port, spec->name);
+	if (!redis_built_in())
+		errx(EXIT_CANCELED, "%s: this retry was built without Redis "
+		    "support (hiredis)", g->where);
+	g->on = true;
+	if ((g->redis = redis_open(spec->host, spec->port, why,
+	    sizeof(why))) == NULL)
+		guard_off(g, why);
+}
+
+/*
+ * The probe's claim lasts a minute, or --max-time if longer: time for an
+ * ordinary run to end and report; the cooldown, if longer still, is
+ * budget.c's to add.
+ */
+void
+guards_open(struct guards *gs, const struct config *cfg)
+{
+	memset(gs, 0, sizeof(*gs));
+	guard_open(&gs->budget, &cfg->budget, "retry budget");
+	guard_open(&gs->breaker, &cfg->breaker, "circuit breaker");
+	gs->lease = cfg->max_time > PROBE_LEASE_MIN ? cfg->max_time :
+	    PROBE_LEASE_MIN;
+}
+
+/* --- the local file -------------------------------------------------- */
+
+/* Locks g's file and reads its record: false (and g off) if it failed. */
+static bool
+record_load(struct guard *g, struct guard_record *r)
+{
+	char buf[RECORD_MAX];
+	ssize_t n;
+
+	if ((n = statefile_begin(g, buf, sizeof(buf))) == -1) {
+		guard_off(g, strerror(errno));
+		return false;
+	}
+	record_init(r);
+	if (n > 0 && !record_parse(buf, (size_t)n, r)) {
+		warnx("state file %s held no valid record: starting afresh",
+		    g->where);
+		record_init(r);
+	}
+	return true;
+}
+
+/* Writes r back and unlocks g's file. */
+static void
+record_store(struct guard *g, const struct guard_record *r)
+{
+	char buf[RECORD_MAX];
+	int n;
+
+	n = record_format(buf, sizeof(buf), r);
+	if (statefile_commit(g, buf, (size_t)n) == -1)
+		guard_off(g, strerror(errno));
+}
+
+/* --- Redis ----------------------------------------------------------- */
+
+/* Runs g's script with call's first nargs args: false if it failed. */
+static bool
+redis_op(struct guard *g, struct redis_call *call, int nargs)
+{
+	char key[8 + GUARD_NAME_MAX];
+
+	snprintf(key, sizeof(key), "retry:%s", g->spec->name);
+	call->script = guard_lua;
+	call->sha1 = guard_lua_sha1;
+	call->key = key;
+	call->nargs = nargs;
+	if (redis_eval(g->redis, call) && call->nout >= 1)
+		return true;
+	guard_off(g, call->why[0] != '\0' ? call->why : "unexpected reply");
+	return false;
+}
+
+/* --- the four calls -------------------------------------------------- */
+
+/*
+ * Records one attempt in the budget; false if a retry is not allowed.
+ */
+bool
+guards_attempt(struct guards *gs, bool success)
+{
+	struct guard *g = &gs->budget;
+	struct guard_record r;
+	struct redis_call call;
+	char max[24], ratio[24];
+	bool allowed;
+
+	if (!g->on)
+		return true;
+	if (g->redis == NULL) {
+		if (!record_load(g, &r))
+			return true;
+		allowed = budget_attempt(&r, g->spec, success);
+		record_store(g, &r);
+		return allowed;
+	}
+	memset(&call, 0, sizeof(call));
+	snprintf(max, sizeof(max), "%lld", g->spec->tokens * 1000);
+	snprintf(ratio, sizeof(ratio), "%lld", g->spec->ratio);
+	call.args[0] = "attempt";
+	call.args[1] = max;
+	call.args[2] = ratio;
+	call.args[3] = success ? "1" : "0";
+	if (!redis_op(g, &call, 4))
+		return true;
+	return call.out[0] != 0;
+}
+
+/* Durations for the script, which counts in microseconds. */
+static const char *
+usec(char *buf, size_t len, nsec_t ns)
+{
+	snprintf(buf, len, "%" PRId64, ns / NSEC_PER_USEC);
+	return buf;
+}
+
+static enum admit
+redis_admit(struct guard *g, nsec_t lease, uint32_t id, nsec_t *wait)
+{
+	struct redis_call call;
+	char cooldown[24], l[24], i[24], cap[24];
+
+	memset(&call, 0, sizeof(call));
+	call.args[0] = "admit";
+	call.args[1] = usec(cooldown, sizeof(cooldown), g->spec->cooldown);
+	call.args[2] = usec(l, sizeof(l), lease);
+	snprintf(i, sizeof(i), "%" PRIu32, id);
+	call.args[3] = i;
+	call.args[4] = usec(cap, sizeof(cap), breaker_cap(g->spec));
+	if (!redis_op(g, &call, 5) || call.nout < 3)
+		return ADMIT_RUN;
+	*wait = call.out[1] < DURATION_MAX / NSEC_PER_USEC ?
+	    call.out[1] * NSEC_PER_USEC : DURATION_MAX;
+	if (call.out[2] == BREAKER_PROBING)
+		*wait = -1;
+	return call.out[0] == ADMIT_PROBE ? ADMIT_PROBE :
+	    call.out[0] == ADMIT_REFUSED ? ADMIT_REFUSED : ADMIT_RUN;
+}
+
+/*
+ * Whether the breaker lets this run start; if not, *wait is the time
+ * until the next probe, or -1 while a probe is under way.
+ */
+bool
+guards_admit(struct guards *gs, nsec_t *wait)
+{
+	struct guard *g = &gs->breaker;
+	struct guard_record r;
+	enum admit a;
+	uint32_t id;
+
+	if (!g->on)
+		return true;
+	while ((id = arc4random()) == 0)
+		continue;	/* 0 means "not a probe" */
+	if (g->redis != NULL)
+		a = redis_admit(g, gs->lease, id, wait);
+	else {
+		if (!record_load(g, &r))
+			return true;
+		a = breaker_admit(&r, g->spec, boot_now(), gs->lease, id, wait);
+		if (a == ADMIT_REFUSED && r.state == BREAKER_PROBING)
+			*wait = -1;
+		record_store(g, &r);
+	}
+	if (a == ADMIT_PROBE)
+		gs->probe = id;
+	return a != ADMIT_REFUSED;
+}
+
+static void
+redis_report(struct guard *g, uint32_t probe, enum run_end end,
+    unsigned permille)
+{
+	struct redis_call call;
+	char n[24], cooldown[24], cap[24], e[4], id[24], pm[8];
+
+	memset(&call, 0, sizeof(call));
+	snprintf(n, sizeof(n), "%lld", g->spec->failures);
+	snprintf(e, sizeof(e), "%d", (int)end);
+	snprintf(id, sizeof(id), "%" PRIu32, probe);
+	snprintf(pm, sizeof(pm), "%u", permille);
+	call.args[0] = "report";
+	call.args[1] = n;
+	call.args[2] = usec(cooldown, sizeof(cooldown), g->spec->cooldown);
+	call.args[3] = usec(cap, sizeof(cap), breaker_cap(g->spec));
+	call.args[4] = e;
+	call.args[5] = id;
+	call.args[6] = pm;
+	redis_op(g, &call, 7);
+}
+
+/* Tells the breaker how the run ended, just before retry exits. */
+void
+guards_end(struct guards *gs, enum run_end end)
+{
+	struct guard *g = &gs->breaker;
+	struct guard_record r;
+	unsigned permille;
+
+	if (!g->on)
+		return;
+	permille = JITTER_PERMILLE_MIN +
+	    arc4random_uniform(JITTER_PERMILLE_SPAN);
+	if (g->redis != NULL) {
+		redis_report(g, gs->probe, end, permille);
+		return;
+	}
+	if (!record_load(g, &r))
+		return;
+	breaker_report(&r, g->spec, boot_now(), gs->probe, end, permille);
+	record_store(g, &r);
+}

@@ -1,0 +1,226 @@
+#!/usr/bin/env bats
+# Issue 15: --breaker on one host.  It counts whole runs: after N runs in
+# a row that gave up it opens, and later runs exit 75 without starting
+# the command until the cooldown has passed; then exactly one run probes,
+# and its success closes the breaker, its failure reopens it for about
+# twice as long.  A test that waits for the cooldown uses one of 300 ms
+# and keeps trying until a run probes; a test that must see runs refused
+# uses an hour, so that a slow machine cannot let the cooldown pass
+# before the next run.  The probe's claim lasts at least a minute.
+
+load helpers/common
+load helpers/core
+load helpers/guard
+
+# A failed test must not leave a command behind, waiting for its cue.
+teardown() {
+	echo >"$WORK/release"
+}
+
+setup() {
+	common_setup
+	guard_setup
+	SPEC=job,failures=2,cooldown=300ms
+}
+
+# An hour's cooldown, for the tests that see runs refused.
+long_cooldown() {
+	SPEC=job,failures=2,cooldown=1h
+}
+
+# give_up: one run that gives up, and says so.
+give_up() {
+	run -1 --separate-stderr "$RETRY" -n 1 --breaker="$SPEC" -- false
+	giving_up "$stderr" 1 "exit 1" "no attempts left"
+}
+
+# check_refused STATUS OUTPUT STDERR [probing]: a run exited 75, printed
+# the breaker's line and did not run its command (which would have
+# created $WORK/ran).
+check_refused() {
+	local re
+	re="^retry: circuit breaker 'job' is open: not running the command; "
+	if [[ -n ${4-} ]]; then
+		re+="a probe run is under way\$"
+	else
+		re+="next probe in [0-9]+\.[0-9]{3}s\$"
+	fi
+	[ "$1" -eq 75 ] || { echo "status $1, not 75" >&2; return 1; }
+	[[ $3 =~ $re ]] || { echo "stderr: $3" >&2; return 1; }
+	[ -z "$2" ]
+	[ ! -e "$WORK/ran" ]
+}
+
+# refused: the same for the last `run`, which the next probe is due.
+refused() {
+	check_refused "$status" "$output" "$stderr"
+}
+
+# state_field NAME: the field NAME= of the record.
+state_field() {
+	tr ' ' '\n' <"$STATE/job" | sed -n "s/^$1=//p"
+}
+
+@test "the breaker opens after N runs in a row that gave up, and exits 75" {
+	long_cooldown
+	give_up
+	[ "$(state_field breaker)" = closed ]
+	[ "$(state_field failures)" = 1 ]
+	give_up
+	[ "$(state_field breaker)" = open ]
+	[ "$(state_field cooldown)" = 3600000000000 ]
+	run --separate-stderr "$RETRY" --breaker="$SPEC" -- touch "$WORK/ran"
+	refused
+	[[ $stderr == *"next probe in 359"[0-9].[0-9][0-9][0-9]s ]]
+}
+
+@test "a success resets the count of failed runs" {
+	give_up
+	run -0 --separate-stderr "$RETRY" --breaker="$SPEC" -- true
+	[ -z "$stderr" ]
+	[ "$(state_field failures)" = 0 ]
+	give_up
+	[ "$(state_field breaker)" = closed ]
+}
+
+@test "after the cooldown exactly one probe runs; its success closes the breaker" {
+	local i rc prober
+	local -a pids=()
+	give_up
+	give_up
+	# Runs keep exiting 75 until the cooldown has passed; the first one
+	# that does not is the probe, which holds on until told to finish.
+	{
+		for ((i = 0; i < 3000; i++)); do
+			rc=0
+			"$RETRY" -q --breaker="$SPEC" -- sh -c \
+			    'echo >>"$1/ran"; echo >"$1/probing"
+			    while [ ! -e "$1/release" ]; do sleep 0.01; done' \
+			    sh "$WORK" || rc=$?
+			[ "$rc" -ne 75 ] && break
+			sleep 0.01
+		done
+		echo "$rc" >"$WORK/probe-status"
+	} 3>&- &
+	prober=$!
+	wait_for_file "$WORK/probing"
+	[ "$(state_field breaker)" = probing ]
+	# Meanwhile every other run, even several at once, exits 75.
+	mv "$WORK/ran" "$WORK/probe-ran"
+	for i in 1 2 3 4 5; do
+		"$RETRY" --breaker="$SPEC" -- touch "$WORK/ran" \
+		    >"$WORK/out.$i" 2>"$WORK/err.$i" 3>&- &
+		pids+=("$!")
+	done
+	for i in 1 2 3 4 5; do
+		rc=0
+		wait "${pids[i - 1]}" || rc=$?
+		check_refused "$rc" "$(cat "$WORK/out.$i")" \
+		    "$(cat "$WORK/err.$i")" probing
+	done
+	[ "$(wc -l <"$WORK/probe-ran")" -eq 1 ]
+	echo >"$WORK/release"
+	wait "$prober"
+	[ "$(cat "$WORK/probe-status")" = 0 ]
+	[ "$(cat "$STATE/job")" = \
+	    "retry-state 1 tokens=full breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
+	run -0 --separate-stderr "$RETRY" --breaker="$SPEC" -- touch "$WORK/ran"
+	[ -z "$stderr" ]
+	[ -e "$WORK/ran" ]
+}
+
+# probe_until_it_runs ARG...: runs `retry --breaker=$SPEC ARG...` until
+# it does not exit 75 (the cooldown has passed): PROBE_STATUS and
+# PROBE_STDERR are then that run's.
+probe_until_it_runs() {
+	local rc i
+	for ((i = 0; i < 3000; i++)); do
+		rc=0
+		"$RETRY" --breaker="$SPEC" "$@" >"$WORK/out" 2>"$WORK/err" 3>&- ||
+		    rc=$?
+		[ "$rc" -ne 75 ] && break
+		check_refused "$rc" "$(cat "$WORK/out")" "$(cat "$WORK/err")"
+		sleep 0.01
+	done
+	PROBE_STATUS=$rc
+	PROBE_STDERR=$(cat "$WORK/err")
+}
+
+@test "a failed probe reopens the breaker for about twice as long" {
+	local cooldown
+	give_up
+	give_up
+	probe_until_it_runs -n 1 -- false
+	[ "$PROBE_STATUS" -eq 1 ]
+	giving_up "$PROBE_STDERR" 1 "exit 1" "no attempts left"
+	[ "$(state_field breaker)" = open ]
+	# Twice 300 ms, times 0.75 to 1.25.
+	cooldown=$(state_field cooldown)
+	[ "$cooldown" -ge 450000000 ] && [ "$cooldown" -le 750000000 ]
+	probe_until_it_runs -- true
+	[ "$PROBE_STATUS" -eq 0 ]
+	[ -z "$PROBE_STDERR" ]
+	[ "$(state_field breaker)" = closed ]
+}
+
+@test "a run stopped by a signal counts as neither a success nor a failure" {
+	local rc i
+	give_up
+	"$RETRY" --breaker="$SPEC" -- sh -c \
+	    'echo >"$1/started"; exec sleep 60' sh "$WORK" 3>&- &
+	wait_for_file "$WORK/started"
+	kill -TERM "$!"
+	rc=0
+	wait "$!" || rc=$?
+	[ "$rc" -eq 143 ]
+	[ "$(state_field failures)" = 1 ]
+	[ "$(state_field breaker)" = closed ]
+	# Nor does a probe: the next run probes at once.
+	give_up
+	[ "$(state_field breaker)" = open ]
+	rm "$WORK/started"
+	{
+		for ((i = 0; i < 3000; i++)); do
+			rc=0
+			"$RETRY" -q --breaker="$SPEC" -- sh -c \
+			    'echo >"$1/started"; exec sleep 60' sh "$WORK" ||
+			    rc=$?
+			[ "$rc" -ne 75 ] && break
+			sleep 0.01
+		done
+	} 3>&- &
+	wait_for_file "$WORK/started"
+	[ "$(state_field breaker)" = probing ]
+	# The loop's retry is now the only child of the loop's subshell.
+	pkill -TERM -P "$!"
+	wait "$!"
+	[ "$(state_field breaker)" = open ]
+	run -0 --separate-stderr "$RETRY" --breaker="$SPEC" -- true
+	[ -z "$stderr" ]
+	[ "$(state_field breaker)" = closed ]
+}
+
+@test "-q hides the breaker's line; the JSON log has it as a summary" {
+	long_cooldown
+	give_up
+	give_up
+	run -75 --separate-stderr "$RETRY" -q --breaker="$SPEC" -- true
+	[ -z "$stderr" ]
+	run -75 --separate-stderr "$RETRY" --log-format=json \
+	    --breaker="$SPEC" -- true
+	[[ $stderr =~ ^\{\"event\":\"summary\",\"time\":0\.000,\"attempts\":0,\"elapsed\":0\.000,\"status\":75,\"reason\":\"circuit\ breaker\ \'job\'\ is\ open\",\"next_probe\":3[0-9]{3}\.[0-9]+\}$ ]]
+}
+
+@test "a budget and a breaker of the same name share one file" {
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 --budget=job \
+	    --breaker="$SPEC" -- false
+	[ "$(cat "$STATE/job")" = \
+	    "retry-state 1 tokens=98000 breaker=closed failures=1 until=0 cooldown=0 probe=0" ]
+}
+
+@test "a give-up by the budget counts as a failed run" {
+	run -1 --separate-stderr "$RETRY" -n 5 -b 0 --budget=api,tokens=1 \
+	    --breaker="$SPEC" -- false
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+	[ "$(state_field failures)" = 1 ]
+}

@@ -1,0 +1,233 @@
+#!/usr/bin/env bats
+# Issue 15: --budget on one host.  Every retry that names a budget shares
+# one token bucket (gRFC A6) in $XDG_RUNTIME_DIR/retry/NAME: a failed
+# attempt takes a token, a successful one gives back the ratio, a retry
+# is allowed only while the bucket holds more than half.  The file must be
+# the user's own; a corrupt one is reset with a warning.
+
+load helpers/common
+load helpers/core
+load helpers/guard
+
+# A failed test must not leave a command behind, waiting for its cue.
+teardown() {
+	echo >"$WORK/done"
+}
+
+setup() {
+	common_setup
+	guard_setup
+}
+
+@test "200 simultaneous retries make at most the retries a budget of 20 allows" {
+	local n
+	n=$(herd_size)
+	herd "$n" t,tokens=20
+	check_herd "$n" 20
+	# Every failure took a token, down to none.
+	[ "$(cat "$STATE/t")" = \
+	    "retry-state 1 tokens=0 breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
+}
+
+@test "a refused retry ends the run at once with the last status, before sleeping" {
+	# 2 tokens: the first failure leaves 1, not more than half.  A sleep
+	# of a day would time the test out.
+	run -3 --separate-stderr "$RETRY" -n 5 -b 1d --budget=api,tokens=2 \
+	    -- sh -c 'exit 3'
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	giving_up "$stderr" 1 "exit 3" "retry budget 'api' exhausted"
+	[ -z "$output" ]
+}
+
+@test "retries go on while the bucket holds more than half" {
+	# 4 tokens: 3 left after the first failure, 2 after the second.
+	run -1 --separate-stderr "$RETRY" -n 5 -b 0 -j none \
+	    --budget=api,tokens=4 -- false
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/5 failed (exit 1), next in 0.000s" ]
+	giving_up "${stderr_lines[1]}" 2 "exit 1" "retry budget 'api' exhausted"
+	# The next run's failure finds 2 tokens and leaves 1.
+	run -1 --separate-stderr "$RETRY" -n 5 -b 0 --budget=api,tokens=4 \
+	    -- false
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+}
+
+@test "successful attempts give the ratio back, exactly" {
+	run -1 --separate-stderr "$RETRY" -q -n 1 --budget=api,tokens=2 -- false
+	[ -z "$stderr" ]
+	grep -q ' tokens=1000 ' "$STATE/api"
+	# Three successes of 0.3: 1.9 tokens, no rounding on the way.
+	for _ in 1 2 3; do
+		run -0 --separate-stderr "$RETRY" --budget=api,tokens=2,ratio=0.3 \
+		    -- true
+		[ -z "$stderr" ]
+	done
+	grep -q ' tokens=1900 ' "$STATE/api"
+	# And never above the top.
+	run -0 "$RETRY" --budget=api,tokens=2,ratio=0.3 -- true
+	grep -q ' tokens=2000 ' "$STATE/api"
+	# 2 tokens again: a failure leaves 1, and no retry.
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 --budget=api,tokens=2 \
+	    -- false
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+}
+
+@test "the state is a 0600 file of the user's in a 0700 directory" {
+	run -0 --separate-stderr "$RETRY" --budget=api -- true
+	[ -z "$stderr" ]
+	[ "$(stat -c '%a %u %F' "$STATE")" = "700 $(id -u) directory" ]
+	[ "$(stat -c '%a %u %F' "$STATE/api")" = \
+	    "600 $(id -u) regular file" ]
+	# A success in a full bucket leaves it full.
+	[ "$(cat "$STATE/api")" = \
+	    "retry-state 1 tokens=100000 breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
+}
+
+# refuses MESSAGE: retry --budget=api refuses to start, with exactly the
+# line "retry: MESSAGE", and does not run its command.
+refuses() {
+	run -125 --separate-stderr "$RETRY" --budget=api -- touch "$WORK/ran"
+	[ "$stderr" = "retry: $1" ]
+	[ ! -e "$WORK/ran" ]
+}
+
+@test "a state file replaced by a symbolic link is refused" {
+	mkdir -m 700 "$STATE"
+	echo 'retry-state 1 tokens=full breaker=closed failures=0 until=0 cooldown=0 probe=0' \
+	    >"$WORK/elsewhere"
+	ln -s "$WORK/elsewhere" "$STATE/api"
+	refuses "state file $STATE/api is a symbolic link: refusing it"
+}
+
+@test "a state file owned by another user is refused" {
+	[ "$(id -u)" -eq 0 ] || needs "chown to another user needs root"
+	mkdir -m 700 "$STATE"
+	install -m 600 /dev/null "$STATE/api"
+	chown nobody "$STATE/api"
+	refuses "state file $STATE/api belongs to uid $(id -u nobody), not to\
+ uid 0: refusing it"
+}
+
+@test "a state file or directory open to other users is refused" {
+	mkdir -m 700 "$STATE"
+	install -m 644 /dev/null "$STATE/api"
+	refuses "state file $STATE/api is open to other users (mode 0644):\
+ refusing it"
+	chmod 755 "$STATE"
+	refuses "state directory $STATE is open to other users (mode 0755):\
+ refusing it"
+}
+
+@test "a state directory replaced by a symbolic link is refused" {
+	mkdir -m 700 "$WORK/real"
+	ln -s "$WORK/real" "$STATE"
+	refuses "state directory $STATE is a symbolic link: refusing it"
+}
+
+@test "a corrupt record is reset with a warning" {
+	local bad
+	mkdir -m 700 "$STATE"
+	for bad in 'garbage' \
+	    'retry-state 1 tokens=-5 breaker=closed failures=0 until=0 cooldown=0 probe=0' \
+	    'retry-state 1 tokens=007 breaker=closed failures=0 until=0 cooldown=0 probe=0' \
+	    'retry-state 1 tokens=5 breaker=ajar failures=0 until=0 cooldown=0 probe=0' \
+	    'retry-state 2 tokens=5 breaker=closed failures=0 until=0 cooldown=0 probe=0'; do
+		(umask 077 && printf '%s\n' "$bad" >"$STATE/api")
+		run -1 --separate-stderr "$RETRY" -n 1 --budget=api,tokens=3 \
+		    -- false
+		[ "${stderr_lines[0]}" = \
+		    "retry: state file $STATE/api held no valid record: starting afresh" ]
+		giving_up "${stderr_lines[1]}" 1 "exit 1" "no attempts left"
+		# Afresh: a full bucket of 3, less the one failure.
+		[ "$(cat "$STATE/api")" = \
+		    "retry-state 1 tokens=2000 breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
+	done
+}
+
+@test "the lock is not held across an attempt or a sleep" {
+	# One retry's attempt blocks until the second retry has run twice and
+	# slept in between; a lock held across either would deadlock.
+	"$RETRY" -q -n 1 --budget=api -- sh -c \
+	    'echo >"$1/started"; while [ ! -e "$1/done" ]; do sleep 0.01; done' \
+	    sh "$WORK" 3>&- &
+	wait_for_file "$WORK/started"
+	run -1 --separate-stderr "$RETRY" -n 2 -b 10ms -j none --budget=api \
+	    -- false
+	giving_up "${stderr_lines[1]}" 2 "exit 1" "no attempts left"
+	touch "$WORK/done"
+	wait "$!"
+}
+
+@test "without XDG_RUNTIME_DIR the state lives in /tmp/retry-UID" {
+	local name dir
+	name=bats-$$-$RANDOM
+	dir=/tmp/retry-$(id -u)
+	run -0 --separate-stderr env -u XDG_RUNTIME_DIR "$RETRY" \
+	    --budget="$name" -- true
+	[ -z "$stderr" ]
+	[ -f "$dir/$name" ]
+	[ "$(stat -c '%a %u' "$dir")" = "700 $(id -u)" ]
+	rm -f "$dir/$name"
+	# A relative XDG_RUNTIME_DIR is ignored, as the XDG spec says.
+	run -0 --separate-stderr env XDG_RUNTIME_DIR=run "$RETRY" \
+	    --budget="$name" -- true
+	[ -f "$dir/$name" ]
+	rm -f "$dir/$name"
+}
+
+@test "--dry-run touches no state" {
+	run -0 --separate-stderr "$RETRY" --dry-run -n 2 --budget=api \
+	    --breaker=api
+	[ ! -e "$STATE" ]
+}
+
+@test "bad --budget and --breaker values are refused with the reason" {
+	bad_value budget '' "NAME takes letters, digits, '.', '_' and '-'"
+	bad_value budget 'a/b' "NAME takes letters, digits, '.', '_' and '-'"
+	bad_value budget '.hidden' "NAME cannot start with '.'"
+	bad_value budget "$(printf 'n%.0s' {1..65})" \
+	    "NAME is longer than 64 characters"
+	bad_value budget 'api,tokens=0' "tokens: expected 1 to 1000000"
+	bad_value budget 'api,tokens=1000001' "tokens: expected 1 to 1000000"
+	bad_value budget 'api,ratio=0.0001' \
+	    "ratio: expected 0.001 to 1000000, at most 3 decimals"
+	bad_value budget 'api,ratio=0' \
+	    "ratio: expected 0.001 to 1000000, at most 3 decimals"
+	bad_value budget 'api,ratio=1e3' \
+	    "ratio: expected 0.001 to 1000000, at most 3 decimals"
+	bad_value budget 'api,failures=3' "expected tokens=N or ratio=R"
+	bad_value budget 'api,' "expected tokens=N or ratio=R"
+	bad_value breaker 'api,tokens=3' \
+	    "expected failures=N or cooldown=DURATION"
+	bad_value breaker 'api,cooldown=0' \
+	    "cooldown: expected a DURATION above 0"
+	bad_value breaker 'api,failures=x' "failures: expected 1 to 1000000"
+	bad_value budget 'redis://' "expected redis://HOST[:PORT]/NAME"
+	bad_value budget 'redis://h' "expected redis://HOST[:PORT]/NAME"
+	bad_value budget 'redis://h:0/api' "expected a port from 1 to 65535"
+	bad_value budget 'redis://h:65536/api' "expected a port from 1 to 65535"
+	bad_value budget 'redis://[::1/api' "no ']' after the IPv6 address"
+	# Good ones, in full.
+	quick --dry-run -n 1 --budget=a.b_c-1,tokens=1000000,ratio=0.125 \
+	    --breaker='redis://[::1]:7000/x,failures=1,cooldown=1m30s'
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
+
+@test "a retry built without hiredis refuses the redis:// form with one line" {
+	command -v pkg-config >/dev/null && pkg-config --exists libbsd-overlay ||
+	    needs "pkg-config and libbsd-overlay are needed to build retry"
+	mkdir "$WORK/plain"
+	# shellcheck disable=SC2046 # pkg-config prints several words
+	"${CC:-cc}" -std=c11 -D_GNU_SOURCE \
+	    $(pkg-config --cflags libbsd-overlay) -o "$WORK/plain/retry" \
+	    "$ROOT"/src/*.c $(pkg-config --libs libbsd-overlay)
+	run -125 --separate-stderr "$WORK/plain/retry" \
+	    --budget=redis://127.0.0.1/api -- touch "$WORK/ran"
+	[ "$stderr" = "retry: redis://127.0.0.1:6379/api: this retry was built without Redis support (hiredis)" ]
+	[ ! -e "$WORK/ran" ]
+	# The local form still works.
+	run -0 --separate-stderr "$WORK/plain/retry" --budget=api -- true
+	[ -z "$stderr" ]
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env bats
+# Issue 15: --budget and --breaker across a fleet, in Redis.  The file
+# starts a real redis-server on 127.0.0.1 at a random port for its tests
+# and stops it at the end.  The rules are the local ones, run by a Lua
+# script on the server; a server that cannot be reached, or does not
+# answer within half a second, costs the limit, never the run.
+
+load helpers/common
+load helpers/core
+load helpers/guard
+
+# Starts redis-server on a random free port: REDIS_PORT, REDIS_PID.  A
+# port that is taken makes the server exit; one taken by another Redis
+# answers PING too, so the server must also be the one started here.
+start_redis() {
+	local i j
+	for ((i = 0; i < 20; i++)); do
+		REDIS_PORT=$((20000 + RANDOM % 40000))
+		redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' \
+		    --appendonly no --daemonize no \
+		    >"$BATS_FILE_TMPDIR/redis.log" 2>&1 3>&- &
+		REDIS_PID=$!
+		for ((j = 0; j < 1000; j++)); do
+			kill -0 "$REDIS_PID" 2>/dev/null || break
+			if redis-cli -p "$REDIS_PORT" info server 2>/dev/null |
+			    grep -q "^process_id:$REDIS_PID"; then
+				return 0
+			fi
+			sleep 0.01
+		done
+		kill "$REDIS_PID" 2>/dev/null
+		wait "$REDIS_PID" 2>/dev/null
+	done
+	echo "cannot start redis-server:" >&2
+	cat "$BATS_FILE_TMPDIR/redis.log" >&2
+	return 1
+}
+
+setup_file() {
+	# One server for the file: its tests run one at a time.
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+	if ! command -v redis-server >/dev/null ||
+	    ! command -v redis-cli >/dev/null; then
+		needs "redis-server and redis-cli are not installed"
+	fi
+	start_redis
+	export REDIS_PORT REDIS_PID
+}
+
+teardown_file() {
+	if [[ -n ${REDIS_PID-} ]]; then
+		kill "$REDIS_PID" 2>/dev/null
+		wait "$REDIS_PID" 2>/dev/null || true
+	fi
+}
+
+setup() {
+	common_setup
+	guard_setup
+	URL=redis://127.0.0.1:$REDIS_PORT
+	rcli FLUSHALL >/dev/null
+}
+
+rcli() {
+	redis-cli -p "$REDIS_PORT" "$@"
+}
+
+@test "200 simultaneous retries make at most the retries a budget of 20 allows, in Redis" {
+	local n
+	n=$(herd_size)
+	herd "$n" "$URL/t,tokens=20"
+	check_herd "$n" 20
+	[ "$(rcli HGET retry:t tokens)" = 0 ]
+	# Nothing was kept locally.
+	[ ! -e "$STATE/t" ]
+}
+
+@test "the budget in Redis refuses a retry as the local one does" {
+	run -1 --separate-stderr "$RETRY" -n 5 -b 0 -j none \
+	    --budget="$URL/api,tokens=4" -- false
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/5 failed (exit 1), next in 0.000s" ]
+	giving_up "${stderr_lines[1]}" 2 "exit 1" "retry budget 'api' exhausted"
+	[ "$(rcli HGET retry:api tokens)" = 2000 ]
+	run -0 "$RETRY" --budget="$URL/api,tokens=4,ratio=0.25" -- true
+	[ "$(rcli HGET retry:api tokens)" = 2250 ]
+}
+
+@test "the breaker in Redis opens, exits 75, and one probe closes it" {
+	# An hour: a slow machine must not let it pass before the third run.
+	local spec=$URL/job,failures=2,cooldown=1h now
+	run -1 --separate-stderr "$RETRY" -n 1 --breaker="$spec" -- false
+	[ "$(rcli HGET retry:job state)" = 0 ]
+	run -1 --separate-stderr "$RETRY" -n 1 --breaker="$spec" -- false
+	[ "$(rcli HGET retry:job state)" = 1 ]
+	[ "$(rcli HGET retry:job cooldown)" = 3600000000 ]
+	run -75 --separate-stderr "$RETRY" --breaker="$spec" -- \
+	    touch "$WORK/ran"
+	[[ $stderr =~ ^retry:\ circuit\ breaker\ \'job\'\ is\ open:\ not\ running\ the\ command\;\ next\ probe\ in\ 359[0-9]\.[0-9]{3}s$ ]]
+	[ ! -e "$WORK/ran" ]
+	# A probe claimed by "another host" for 30 s more, on the server's
+	# clock: the others still exit 75.
+	now=$(rcli TIME | head -1)
+	rcli HSET retry:job state 2 until "$(((now + 30) * 1000000))" probe 7 \
+	    >/dev/null
+	run -75 --separate-stderr "$RETRY" --breaker="$spec" -- \
+	    touch "$WORK/ran"
+	[ "$stderr" = "retry: circuit breaker 'job' is open: not running the command; a probe run is under way" ]
+	# Its lease lapsed: the next run probes, and its success closes.
+	rcli HSET retry:job until 0 >/dev/null
+	run -0 --separate-stderr "$RETRY" --breaker="$spec" -- touch "$WORK/ran"
+	[ -z "$stderr" ]
+	[ -e "$WORK/ran" ]
+	[ "$(rcli HMGET retry:job state failures probe | tr '\n' ' ')" = \
+	    "0 0 0 " ]
+}
+
+@test "the script runs by its SHA-1, and is loaded again when the server lost it" {
+	local sha
+	sha=$(sed -n 's/^const char guard_lua_sha1\[\] = "\([0-9a-f]*\)";$/\1/p' \
+	    "$ROOT/src/budget.c")
+	[ "${#sha}" -eq 40 ]
+	run -0 "$RETRY" --budget="$URL/api" -- true
+	[ "$(rcli SCRIPT EXISTS "$sha")" = 1 ]
+	rcli SCRIPT FLUSH >/dev/null
+	[ "$(rcli SCRIPT EXISTS "$sha")" = 0 ]
+	run -1 --separate-stderr "$RETRY" -n 1 --budget="$URL/api" -- false
+	giving_up "$stderr" 1 "exit 1" "no attempts left"
+	[ "$(rcli SCRIPT EXISTS "$sha")" = 1 ]
+	[ "$(rcli HGET retry:api tokens)" = 99000 ]
+}
+
+@test "an unreachable Redis: one warning, and the run goes on without the limit" {
+	# Port 1 needs root to listen on; nothing does.
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 -j none \
+	    --budget=redis://127.0.0.1:1/api,tokens=1 -- false
+	[ "${#stderr_lines[@]}" -eq 4 ]
+	[ "${stderr_lines[0]}" = "retry: redis://127.0.0.1:1/api: Connection refused: going on without retry budget 'api'" ]
+	[ "${stderr_lines[1]}" = \
+	    "retry: attempt 1/3 failed (exit 1), next in 0.000s" ]
+	[ "${stderr_lines[2]}" = \
+	    "retry: attempt 2/3 failed (exit 1), next in 0.000s" ]
+	giving_up "${stderr_lines[3]}" 3 "exit 1" "no attempts left"
+	run -0 --separate-stderr "$RETRY" \
+	    --breaker=redis://127.0.0.1:1/job -- touch "$WORK/ran"
+	[ "$stderr" = "retry: redis://127.0.0.1:1/job: Connection refused: going on without circuit breaker 'job'" ]
+	[ -e "$WORK/ran" ]
+}
+
+@test "a Redis that does not answer in time: one warning, and the run goes on" {
+	# The server accepts the connection but answers no command for 10 s,
+	# time enough even under valgrind.  The last test of the file: no
+	# other waits for the pause to end.
+	rcli CLIENT PAUSE 10000 >/dev/null
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
+	    --budget="$URL/api,tokens=1" -- false
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "${stderr_lines[0]}" = "retry: $URL/api: no answer within 500 ms: going on without retry budget 'api'" ]
+	giving_up "${stderr_lines[2]}" 2 "exit 1" "no attempts left"
+}

@@ -1,0 +1,99 @@
+# Shared by budget.bats, breaker.bats and fleet.bats: --budget and
+# --breaker against a local state directory or a Redis server.  Load after
+# helpers/common.
+# shellcheck shell=bash
+
+# Each test gets a state directory of its own: $XDG_RUNTIME_DIR/retry.
+guard_setup() {
+	XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run
+	STATE=$XDG_RUNTIME_DIR/retry
+	export XDG_RUNTIME_DIR STATE
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+}
+
+# needs REASON: skips the test on a developer's machine; under CI=true,
+# where every tool is installed, fails it instead.
+needs() {
+	if [[ ${CI:-} == true ]]; then
+		echo "CI=true, but: $1" >&2
+		return 1
+	fi
+	skip "$1"
+}
+
+# Under valgrind (make check-valgrind) each retry costs a second and tens
+# of megabytes: a herd of 20 stands in for 200 there.  The bound on the
+# retries does not depend on the size of the herd, as long as it fails
+# more times than the bucket has tokens.
+herd_size() {
+	case $RETRY in
+	*quality-valgrind) echo 20 ;;
+	*) echo 200 ;;
+	esac
+}
+
+# wait_lines FILE N: waits until FILE has N lines (at most 60 s).
+wait_lines() {
+	local i n
+	for ((i = 0; i < 6000; i++)); do
+		n=0
+		[[ -f $1 ]] && n=$(wc -l <"$1")
+		((n >= $2)) && return 0
+		sleep 0.01
+	done
+	echo "$1: $n lines, not $2" >&2
+	return 1
+}
+
+# herd N SPEC: N processes run `retry -q -n3 -b0 --budget=SPEC` at once,
+# each attempt appending to $WORK/attempts and failing (guard-attempt).
+# Every first attempt waits at a gate until all N wait there, so that they
+# all fail together.  Sets HERD_FAILED to the number of processes that
+# did not exit 1 or printed anything.
+herd() {
+	local n=$1 spec=$2 i gate rc
+	local -a pids=()
+	mkfifo "$WORK/gate"
+	# The writing end that keeps the gate shut: no retry may inherit it,
+	# nor bats's fd 3.
+	exec {gate}<>"$WORK/gate"
+	for ((i = 0; i < n; i++)); do
+		"$RETRY" -q -n3 -b0 --budget="$spec" -- \
+		    "$ROOT/tests/helpers/guard-attempt" "$WORK" \
+		    >"$WORK/out.$i" 2>&1 3>&- {gate}>&- &
+		pids+=("$!")
+	done
+	wait_lines "$WORK/ready" "$n"
+	exec {gate}>&-
+	HERD_FAILED=0
+	for i in "${!pids[@]}"; do
+		rc=0
+		wait "${pids[i]}" || rc=$?
+		[[ $rc == 1 && ! -s $WORK/out.$i ]] ||
+		    HERD_FAILED=$((HERD_FAILED + 1))
+	done
+}
+
+# check_herd N TOKENS: what herd N left in $WORK/attempts, against the
+# rule of a budget of TOKENS tokens (gRFC A6, no success to give any
+# back).  The k-th failed attempt of all the processes together, in the
+# order in which they took the lock, leaves TOKENS - k tokens, and allows
+# a retry only while that is more than TOKENS / 2: only the failures
+# k < TOKENS / 2 may be followed by a retry, so there are at most
+# ceil(TOKENS / 2) - 1 retries, 9 for 20 tokens, however many processes
+# there are.  And at least (2/3) of that: among those first failures,
+# one that was a process's third attempt is followed by no retry, but it
+# needs two earlier retries of the same process among them.
+check_herd() {
+	local n=$1 tokens=$2 first retries most least
+	most=$(((tokens + 1) / 2 - 1))
+	least=$(((most * 2 + 2) / 3))
+	first=$(awk '$2 == 1' "$WORK/attempts" | wc -l)
+	retries=$(awk '$2 > 1' "$WORK/attempts" | wc -l)
+	echo "$n processes: $first first attempts, $retries retries," \
+	    "allowed $least to $most" >&2
+	[ "$HERD_FAILED" -eq 0 ]
+	[ "$first" -eq "$n" ]
+	[ "$retries" -le "$most" ]
+	[ "$retries" -ge "$least" ]
+}
