@@ -76,8 +76,10 @@ setup() {
 	RETRY_ATTEMPT=99 RETRY_MAX_ATTEMPTS=98 RETRY_PREV_STATUS=97 \
 	    RETRY_PREV_HTTP_STATUS=96 run -0 --separate-stderr "$RETRY" -n 1 env
 	[ -z "$stderr" ]
-	[ "$(grep -c '^RETRY_' <<<"$output")" -eq 4 ]
-	[ "$(grep '^RETRY_' <<<"$output" | sort)" = "RETRY_ATTEMPT=1
+	# Each once; the caller's others (RETRY_SANITIZED) are not retry's.
+	local mine='^RETRY_(ATTEMPT|MAX_ATTEMPTS|PREV_STATUS|PREV_HTTP_STATUS)='
+	[ "$(grep -cE "$mine" <<<"$output")" -eq 4 ]
+	[ "$(grep -E "$mine" <<<"$output" | sort)" = "RETRY_ATTEMPT=1
 RETRY_MAX_ATTEMPTS=1
 RETRY_PREV_HTTP_STATUS=
 RETRY_PREV_STATUS=" ]
