@@ -267,19 +267,13 @@ stopped(struct run *r, long long k, int sig)
 	die_by_signal(sig);
 }
 
-/*
- * Runs a hook after attempt k until the deadline; a stop signal during it
- * ends the run.
- */
+/* Runs hook h after attempt k; a stop signal during it ends the run. */
 static void
-run_hook(struct run *r, const char *name, const char *cmd, long long k,
-    const struct outcome *o, nsec_t next_sleep, nsec_t deadline)
+run_hook(struct run *r, const struct hook *h, long long k)
 {
-	struct hook h = { name, cmd, r->envp, outcome_status(o), next_sleep,
-	    deadline };
 	int sig;
 
-	if (cmd != NULL && (sig = hook_run(&r->sigs, r->cfg, &h)) != 0)
+	if (h->cmd != NULL && (sig = hook_run(&r->sigs, r->cfg, h)) != 0)
 		stopped(r, k, sig);
 }
 
@@ -317,8 +311,9 @@ finish(struct run *r, long long k, const struct outcome *o,
 	log_finish(&r->log, k, o, reason, zero ? 1 : outcome_status(o),
 	    mono_now() - r->t0);
 	if (reason != NULL)
-		run_hook(r, "--on-give-up", r->cfg->on_give_up, k, o, -1,
-		    give_up_deadline(r));
+		run_hook(r, &(struct hook){ "--on-give-up",
+		    r->cfg->on_give_up, r->envp, outcome_status(o), -1,
+		    give_up_deadline(r) }, k);
 	if (zero)
 		exit(1);
 	exit_as(o);
@@ -450,8 +445,8 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	    step), &r->cfg->sched.jitter);
 	if (r->cfg->on_retry != NULL) {
 		/* The hook is no part of the backoff: the whole sleep follows. */
-		run_hook(r, "--on-retry", r->cfg->on_retry, k, o, sleep,
-		    r->deadline);
+		run_hook(r, &(struct hook){ "--on-retry", r->cfg->on_retry,
+		    r->envp, outcome_status(o), sleep, r->deadline }, k);
 		now = mono_now();
 		if (r->deadline != 0 && now >= r->deadline)
 			return "--max-time reached";

@@ -297,9 +297,9 @@ ignored() {
 
 @test "output conditions come before the HTTP rules" {
 	answer 1 'HTTP/1.1 503 Busy\r\n\r\n'
-	SAY=done CODES=22 fake -b 0 --success-if-output=done
+	SAY=ready CODES=22 fake -b 0 --success-if-output=ready
 	[ "$status" -eq 22 ]
-	[ "$output" = done ]
+	[ "$output" = ready ]
 	[ -z "$stderr" ]
 	attempts 1
 	rm "$WORK/log"
