@@ -201,11 +201,13 @@ const char	*parse_factor(const char *, double *);
 const char	*parse_jitter(const char *, struct jitter *);
 const char	*parse_seed(const char *, uint64_t *);
 const char	*parse_signal(const char *, int *);
-const char	*parse_outcomes(const char *, struct outcome_set *,
-		    const struct outcome_set *, char *, size_t);
 const char	*parse_log_format(const char *, enum log_format *);
 const char	*parse_budget(const char *, struct guard_spec *);
 const char	*parse_breaker(const char *, struct guard_spec *);
+
+/* outcomes.c: the LISTs of outcomes and the sets they become. */
+const char	*parse_outcomes(const char *, struct outcome_set *,
+		    const struct outcome_set *, char *, size_t);
 void		 outcomes_default_retry(struct outcome_set *);
 void		 outcomes_add_exit(struct outcome_set *, int);
 bool		 outcome_in(const struct outcome_set *, const struct outcome *);

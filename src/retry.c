@@ -10,24 +10,29 @@
  *	retry.c		main, the attempt loop, the decision, the status
  *	 |- options.c	the command line, into a struct config
  *	 |   |- preset.c	the schedules of --preset (also --preset=list)
- *	 |   `- parse.c	every conversion from a string
+ *	 |   |- parse.c	every conversion from a string
+ *	 |   `- outcomes.c	the LISTs of outcomes and their sets
  *	 |- dryrun.c	--dry-run: the schedule as a table
  *	 |- backoff.c	the schedule and the random source
  *	 |- log.c	progress messages: text, workflow commands, JSON
  *	 |   `- jsonlog.c	the JSON log's events
  *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
+ *	 |- match.c	the output conditions, as the output streams
  *	 |- http.c	--http: the response head and its Retry-After
  *	 |- guard.c	--budget and --breaker, on their stores
  *	 |   |- budget.c	the rules of both, and their record
  *	 |   |- statefile.c	the local store: a locked file
  *	 |   `- redisstore.c	the fleet's store: Redis
- *	 `- proc.c	spawning an attempt, waiting, timing it out
+ *	 |- hooks.c	--on-retry and --on-give-up
+ *	 `- proc.c	an attempt: waiting for it, timing it out
+ *	     |- spawn.c	starting the command
  *	     `- leftovers.c	what an attempt left running, per platform
  *	format.c	values as text (used by parse.c, log.c, dryrun.c, ...)
  *	signals.c	handlers, masks, names, the one wait for events
+ *	fd.c		the descriptors retry opens for itself, above 2
  *	clock.c		the monotonic clock, the boot-time one, the wall clock
  *
- * The last three are leaves that any file above may call.  Every
+ * The last four are leaves that any file above may call.  Every
  * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c,
  * signals.c, statefile.c (OFD locks) or clock.c (CLOCK_BOOTTIME), each
  * with a fallback that says what it gives up; redisstore.c is built
