@@ -50,7 +50,7 @@ HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
 SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
 	  src/outcomes.c src/format.c src/spool.c src/proc.c src/spawn.c \
 	  src/leftovers.c \
-	  src/match.c src/hooks.c src/signals.c src/fd.c src/clock.c \
+	  src/match.c src/hooks.c src/env.c src/signals.c src/fd.c src/clock.c \
 	  src/http.c \
 	  src/guard.c src/budget.c src/statefile.c src/redisstore.c \
 	  src/jsonlog.c src/preset.c src/dryrun.c

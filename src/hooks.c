@@ -19,28 +19,6 @@
 
 #define HOOK_ENV	64
 
-/* The command's environment, without what the hook is told anew. */
-static char **
-hook_env(char **envp, char *status, char *next)
-{
-	char **env, **e;
-	size_t n = 0;
-
-	for (e = envp; *e != NULL; e++)
-		n++;
-	if ((env = calloc(n + 3, sizeof(*env))) == NULL)
-		err(EXIT_CANCELED, NULL);
-	n = 0;
-	for (e = envp; *e != NULL; e++)
-		if (strncmp(*e, "RETRY_STATUS=", 13) != 0 &&
-		    strncmp(*e, "RETRY_NEXT_SLEEP=", 17) != 0)
-			env[n++] = *e;
-	env[n++] = status;
-	if (next != NULL)
-		env[n++] = next;
-	return env;
-}
-
 static void
 hook_io(struct attempt_io *io)
 {
@@ -86,11 +64,14 @@ hook_run(const struct sigstate *ss, const struct config *cfg,
 	if ((argv[2] = strdup(h->cmd)) == NULL)
 		err(EXIT_CANCELED, NULL);
 	snprintf(status, sizeof(status), "RETRY_STATUS=%d", h->status);
+	snprintf(next, sizeof(next), "RETRY_NEXT_SLEEP=");
 	if (h->next_sleep >= 0) {
 		format_seconds(secs, sizeof(secs), h->next_sleep);
-		snprintf(next, sizeof(next), "RETRY_NEXT_SLEEP=%s", secs);
+		strlcat(next, secs, sizeof(next));
 	}
-	env = hook_env(h->envp, status, h->next_sleep >= 0 ? next : NULL);
+	/* Without a next sleep, only the name: the variable goes. */
+	env = env_with(h->envp, (char *[]){ status, next }, 2,
+	    h->next_sleep >= 0 ? 2 : 1);
 	hc.argv = argv;
 	hc.timeout = 0;
 	hc.timeout_signal = SIGTERM;

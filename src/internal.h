@@ -422,6 +422,9 @@ _Noreturn void	 die_by_signal(int);
 const char	*sig_name(int, char *, size_t);
 int		 sig_number(const char *);
 
+/* env.c: the environment of a command or a hook. */
+char		**env_with(char **, char *const *, size_t, size_t);
+
 /* fd.c: the descriptors retry opens for itself, all above 2. */
 int		 fd_above_stdio(int);
 int		 fd_pipe(int [2]);

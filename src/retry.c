@@ -47,6 +47,8 @@
 
 #include "internal.h"
 
+extern char **environ;
+
 #define STATUS_BUF	48
 
 static const char usage_text[] =
@@ -140,35 +142,6 @@ static _Noreturn void
 usage_error(const char *msg)
 {
 	errx(EXIT_CANCELED, "%s; try '%s --help'", msg, getprogname());
-}
-
-/*
- * The command's environment: retry's own, less any RETRY_* variables it
- * sets, plus those, rewritten in place before each attempt.
- */
-static char **
-build_env(struct run *r, char *max)
-{
-	extern char **environ;
-	char **env, **e;
-	size_t n = 0;
-
-	for (e = environ; *e != NULL; e++)
-		n++;
-	if ((env = calloc(n + 5, sizeof(*env))) == NULL)
-		err(EXIT_CANCELED, NULL);
-	n = 0;
-	for (e = environ; *e != NULL; e++)
-		if (strncmp(*e, "RETRY_ATTEMPT=", 14) != 0 &&
-		    strncmp(*e, "RETRY_MAX_ATTEMPTS=", 19) != 0 &&
-		    strncmp(*e, "RETRY_PREV_STATUS=", 18) != 0 &&
-		    strncmp(*e, "RETRY_PREV_HTTP_STATUS=", 23) != 0)
-			env[n++] = *e;
-	env[n++] = r->env_attempt;
-	env[n++] = max;
-	env[n++] = r->env_prev;
-	env[n++] = r->env_prev_http;
-	return env;
 }
 
 static void
@@ -533,7 +506,10 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	else
 		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=%lld",
 		    cfg->attempts);
-	r->envp = build_env(r, max_env);
+	/* Rewritten in place before each attempt; named here already. */
+	set_attempt_env(r, 1, NULL);
+	r->envp = env_with(environ, (char *[]){ r->env_attempt, max_env,
+	    r->env_prev, r->env_prev_http }, 4, 4);
 	r->spools = spools_open(cfg->replay_stdin, cfg->hold_stdout);
 	guards_open(&r->guards, cfg);
 	snprintf(r->exhausted, sizeof(r->exhausted),
