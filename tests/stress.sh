@@ -162,7 +162,10 @@ one_run() {
 		kill -KILL "$n"
 	done
 	((zmax > 3)) && echo "FAIL run $i: $zmax zombies: ${ARGS[*]}"
-	if grep -Ev '^retry: attempt [0-9]+/inf failed \((exit [0-9]+|timed out(, killed)?|signal (USR1|USR2|ALRM))\), next in [0-9]+\.[0-9]{3}s$' \
+	# The retry lines, and the one that says which stop signal ended it.
+	if grep -Ev -e '^retry: attempt [0-9]+/inf failed \((exit [0-9]+|timed out(, killed)?|signal (USR1|USR2|ALRM))\), next in [0-9]+\.[0-9]{3}s$' \
+	    -e '^retry: stopped by (INT|TERM|HUP|QUIT) (during|after) attempt [0-9]+/inf (after|in) [0-9]+\.[0-9]{3}s$' \
+	    -e '^retry: stopped by (INT|TERM|HUP|QUIT) during the splay after [0-9]+\.[0-9]{3}s$' \
 	    "$dir/err"; then
 		echo "FAIL run $i: unexpected stderr above: ${ARGS[*]}"
 	fi
