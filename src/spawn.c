@@ -3,15 +3,15 @@
  * stdout, the signal dispositions and mask that retry was started with,
  * the environment retry built, and, on Linux, SIGKILL should retry die
  * unwatched.  A failed exec is told apart from a command that exits 126
- * or 127 by itself: the child hands its errno back.
+ * or 127 by itself: the child sends its errno through a close-on-exec
+ * pipe.
  *
  * On Linux the child shares retry's memory until it execs (clone with
  * CLONE_VM and CLONE_VFORK, as posix_spawn does), so no page table is
- * copied and the errno comes back through memory.  That is safe because
- * retry has one thread, keeps the signals it handles blocked outside its
- * waits, and the child resets every handler before it unblocks them:
- * nothing in the child writes retry's memory but the errno.  Elsewhere
- * it is fork(), with the errno sent through a close-on-exec pipe.
+ * copied.  That is safe because retry has one thread, keeps the signals
+ * it handles blocked outside its waits, and the child resets every
+ * handler before it unblocks them: nothing in the child writes retry's
+ * memory.  Elsewhere, and in a sanitized build, it is fork().
  *
  * When the command cannot be started, it can also tell whether a word
  * that holds blanks was a command line meant for a shell.
@@ -56,8 +56,8 @@ struct child {
 	char			**argv;
 	char			**envp;
 	const struct attempt_io	*io;
-	volatile int		 error;	/* the exec's errno, 0 if it ran */
-	int			 errfd;	/* where fork()'s child sends it */
+	int			 error;	/* the exec's errno, 0 if it ran */
+	int			 errfd;	/* where the child sends it */
 };
 
 static void
@@ -96,22 +96,20 @@ child_main(void *arg)
 	execvp(c->argv[0], c->argv);
 #endif
 	e = errno;
-	c->error = e;
-	if (c->errfd != -1)
-		(void)!write(c->errfd, &e, sizeof(e));
+	(void)!write(c->errfd, &e, sizeof(e));
 	_exit(e == ENOENT ? EXIT_ENOENT : EXIT_CANNOT_INVOKE);
 }
 
 #if defined(__linux__) && !defined(SPAWN_FORK)
+/* The child runs on a stack of its own until it execs or exits. */
 static pid_t
-start_child(struct child *c)
+start_clone(struct child *c)
 {
 	char *stack;
 	pid_t pid;
 
 	if ((stack = malloc(CHILD_STACK)) == NULL)
 		err(EXIT_CANCELED, NULL);
-	c->errfd = -1;
 	/* The stack grows down on every architecture Debian builds for. */
 	pid = clone(child_main, stack + CHILD_STACK, CLONE_VM | CLONE_VFORK |
 	    SIGCHLD, c);
@@ -122,6 +120,24 @@ start_child(struct child *c)
 }
 #else
 static pid_t
+start_clone(struct child *c)
+{
+	pid_t pid;
+
+	if ((pid = fork()) == -1)
+		err(EXIT_CANCELED, "fork");
+	if (pid == 0)
+		child_main(c);
+	return pid;
+}
+#endif
+
+/*
+ * Starts the child; a failed exec's errno comes back through a
+ * close-on-exec pipe, also where the memory is shared: valgrind, for
+ * one, runs a CLONE_VM child as a fork.
+ */
+static pid_t
 start_child(struct child *c)
 {
 	pid_t pid;
@@ -129,19 +145,14 @@ start_child(struct child *c)
 
 	if (fd_pipe(ep) == -1)
 		err(EXIT_CANCELED, "pipe");
-	if ((pid = fork()) == -1)
-		err(EXIT_CANCELED, "fork");
-	if (pid == 0) {
-		c->errfd = ep[1];
-		child_main(c);
-	}
+	c->errfd = ep[1];
+	pid = start_clone(c);
 	close(ep[1]);
 	if (read(ep[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
 		c->error = e;
 	close(ep[0]);
 	return pid;
 }
-#endif
 
 /*
  * Starts the command; 0 and the pid, or the errno of a failed exec,
