@@ -44,8 +44,9 @@ installed() {
 
 case $mode in
 build)
-	want="libbsd-dev pkg-config"
-	build_ok && want=""
+	# hiredis too: a build without it refuses --budget=redis://...
+	want="libbsd-dev pkg-config libhiredis-dev"
+	build_ok && want="libhiredis-dev"
 	;;
 check)
 	want="libbsd-dev pkg-config $(listed build-aux/packages-check.txt)"
