@@ -4,7 +4,7 @@
 # runs this: only `make demo` (deps.sh build), `make check` (deps.sh check)
 # and .ci/run (deps.sh packages FILE...).
 #
-# usage: deps.sh build             libbsd-dev and pkg-config, to build
+# usage: deps.sh build             libbsd-dev, pkg-config, libhiredis-dev
 #        deps.sh check             those, and build-aux/packages-check.txt
 #        deps.sh packages FILE...  every package named in the FILEs (a
 #                                  name with :ARCH adds that dpkg
