@@ -14,10 +14,7 @@ setup() {
 }
 
 teardown() {
-	if [[ -s $WORK/ready ]]; then
-		kill -KILL "$(<"$WORK/ready")" 2>/dev/null
-	fi
-	proc_teardown
+	field_teardown
 }
 
 # Starts retry ARGS... -- field-count $WORK SIGNAL (see that helper) in

@@ -12,10 +12,7 @@ setup() {
 }
 
 teardown() {
-	if [[ -s $WORK/ready ]]; then
-		kill -KILL "$(<"$WORK/ready")" 2>/dev/null
-	fi
-	proc_teardown
+	field_teardown
 }
 
 @test "-m bounds the clearing of leftovers: the deadline KILLs what is left" {

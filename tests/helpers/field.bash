@@ -98,3 +98,12 @@ show_pane() {
 	echo "--- the terminal:" >&2
 	tmux -S "$SOCK" capture-pane -p -t t >&2
 }
+
+# field_teardown: the command that wrote its pid to $WORK/ready is
+# killed, whatever the test left it doing, then proc_teardown.
+field_teardown() {
+	if [[ -s $WORK/ready ]]; then
+		kill -KILL "$(<"$WORK/ready")" 2>/dev/null
+	fi
+	proc_teardown
+}
