@@ -212,6 +212,7 @@ void		 outcomes_default_retry(struct outcome_set *);
 void		 outcomes_add_exit(struct outcome_set *, int);
 bool		 outcome_in(const struct outcome_set *, const struct outcome *);
 bool		 outcome_http_in(const struct outcome_set *, int);
+bool		 outcomes_have_http(const struct outcome_set *set);
 
 /* backoff.c: the schedule, pure and saturating, and the random source. */
 nsec_t		 backoff_window(const struct schedule *, long long);

@@ -277,6 +277,30 @@ describe_bad_option(int opt, const char *word, char *err, size_t len)
 }
 
 /*
+ * An http: item in a LIST means nothing without a head to read it from:
+ * silently ignored, -x http:404 would let every 404 be retried.
+ */
+static bool
+check_http_items(const struct config *cfg, char *err, size_t len)
+{
+	const char *opt = NULL;
+
+	if (cfg->http_file != NULL)
+		return true;
+	if (outcomes_have_http(&cfg->retry_on))
+		opt = "--retry-on";
+	else if (outcomes_have_http(&cfg->stop_on))
+		opt = "--stop-on";
+	else if (outcomes_have_http(&cfg->success_on))
+		opt = "--success-on";
+	if (opt == NULL)
+		return true;
+	snprintf(err, len, "%s names HTTP statuses, which need --http=FILE "
+	    "to be read", opt);
+	return false;
+}
+
+/*
  * What no single option can check; false with err filled in.  base_arg
  * is NULL when the base is the default or the preset's.
  */
@@ -301,6 +325,8 @@ check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
 	}
 	if (s->cap < s->base)
 		s->cap = s->base;
+	if (!check_http_items(cfg, err, len))
+		return false;
 	/* As in timeout(1), -k 0 sends no KILL at all. */
 	if (cfg->kill_after == 0)
 		cfg->kill_after = NSEC_INF;

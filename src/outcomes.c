@@ -216,6 +216,13 @@ outcome_http_in(const struct outcome_set *set, int status)
 	    has_bit(set->http, status);
 }
 
+/* Whether the set names an HTTP status: those need --http to be read. */
+bool
+outcomes_have_http(const struct outcome_set *set)
+{
+	return any_bit(set->http, NWORDS(set->http));
+}
+
 /* The default of --retry-on; see retry(1). */
 void
 outcomes_default_retry(struct outcome_set *set)

@@ -651,3 +651,19 @@ POST 12" ]
 	run -127 --separate-stderr "$RETRY" -n 1 "$WORK/no such"
 	[ "${stderr_lines[0]}" = "retry: cannot run $WORK/no such: No such file or directory" ]
 }
+
+@test "http: items without --http are refused, naming --http (issue 19 item 16)" {
+	# Ignored silently, -x http:404 would let every 404 be retried.
+	local opt
+	for opt in --retry-on --stop-on --success-on; do
+		rm -f "$WORK/log"
+		CODES=0 quick -b 0 "$opt=http:404" "$WORK/cmd"
+		usage_error "$opt names HTTP statuses, which need --http=FILE to be read"
+		attempts 0
+		CODES=0 quick -b 0 "$opt=+1,http:5xx" "$WORK/cmd"
+		usage_error "$opt names HTTP statuses, which need --http=FILE to be read"
+		attempts 0
+	done
+	quick --dry-run -x http:404
+	usage_error "--stop-on names HTTP statuses, which need --http=FILE to be read"
+}
