@@ -41,6 +41,30 @@ open_append(const char *path, const char *what)
 	return fd;
 }
 
+/*
+ * $GITHUB_OUTPUT, readable too where it can be, so that the outputs can
+ * start on a line of their own after a step that left no newline.
+ */
+static int
+open_gh_output(const char *path)
+{
+	int fd;
+
+	fd = fd_above_stdio(open(path, O_RDWR | O_APPEND | O_CLOEXEC));
+	return fd != -1 ? fd : open_append(path, "GITHUB_OUTPUT");
+}
+
+/* Whether a file ends in the middle of a line: unknown is taken as no. */
+static bool
+ends_mid_line(int fd)
+{
+	struct stat st;
+	char last;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
+}
+
 /* Whether a terminal can take the status line's carriage returns. */
 static bool
 can_count_down(int fd)
@@ -84,7 +108,7 @@ log_open(struct log *lg, const struct config *cfg)
 		    "--json-log");
 	gh = getenv("GITHUB_OUTPUT");
 	if (lg->format == LOG_GITHUB && gh != NULL && *gh != '\0')
-		lg->gh_output = open_append(gh, "GITHUB_OUTPUT");
+		lg->gh_output = open_gh_output(gh);
 	lg->countdown = lg->format == LOG_TEXT && lg->verbosity >= 0 &&
 	    can_count_down(lg->fd);
 	if (lg->stamp)
@@ -176,7 +200,9 @@ gh_outputs(const struct log *lg, long long k, int status)
 
 	if (lg->gh_output == -1)
 		return;
-	snprintf(buf, sizeof(buf), "attempts=%lld\nstatus=%d\n", k, status);
+	/* "url=x" without a newline must not become "url=xattempts=1". */
+	snprintf(buf, sizeof(buf), "%sattempts=%lld\nstatus=%d\n",
+	    ends_mid_line(lg->gh_output) ? "\n" : "", k, status);
 	fd_write_all(lg->gh_output, buf, strlen(buf));
 }
 

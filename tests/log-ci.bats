@@ -289,6 +289,13 @@ retry: succeeded on attempt 1/3 after Ts" ]
 	[ "$stderr" = "retry: GITHUB_OUTPUT $WORK/no/such: No such file or directory" ]
 }
 
+@test "github: GITHUB_OUTPUT left without a newline: the outputs start a line of their own (issue 19 item 8)" {
+	printf 'url=x' >"$WORK/ghout"
+	GITHUB_OUTPUT=$WORK/ghout gh_run 1 -q -n 1 -- false
+	same_bytes "$WORK/err" ""
+	same_bytes "$WORK/ghout" $'url=x\nattempts=1\nstatus=1\n'
+}
+
 @test "github: a run stopped by a signal still writes GITHUB_OUTPUT" {
 	: >"$WORK/ghout"
 	GITHUB_OUTPUT=$WORK/ghout bg_retry --log-format=github -n 3 -b 60s \
