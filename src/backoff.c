@@ -65,6 +65,9 @@ backoff_window(const struct schedule *s, long long k)
 
 	if (k < 1)
 		return 0;
+	/* Kubernetes restarts at once, then waits base, 2 base, ... */
+	if (s->first_now && k-- == 1)
+		return 0;
 	/* Decorrelated: the k-th draw can reach base * 3^k, not 3^(k-1). */
 	if (s->jitter.kind == JITTER_DECORRELATED)
 		k++;

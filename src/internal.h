@@ -59,6 +59,7 @@ struct schedule {
 	struct jitter	jitter;
 	nsec_t		splay;
 	bool		cap_window;	/* cap the window only, not the jitter */
+	bool		first_now;	/* the first retry comes at once */
 };
 
 /* xoshiro256** state; seeded from --seed or, lazily, from arc4random. */

@@ -5,8 +5,9 @@
  * applies a preset before the options given with it, which then override
  * it whatever their order; --preset=list prints the table, with what
  * each preset cannot reproduce.  Two schemes need what no option says:
- * Ethernet and Airflow draw whole slots (JITTER_STEPS), and Google's
- * client randomizes its interval after capping it (cap_window).
+ * Ethernet and Airflow draw whole slots (JITTER_STEPS), Google's client
+ * randomizes its interval after capping it (cap_window), and Kubernetes
+ * restarts a container at once the first time (first_now).
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,18 +23,19 @@ struct preset {
 	double		 factor;
 	struct jitter	 jitter;
 	bool		 cap_window;
+	bool		 first_now;
 	const char	*text;		/* for --preset=list */
 };
 
 static const struct preset presets[] = {
 	{ "aws", 3, NSEC_PER_SEC, 20 * NSEC_PER_SEC, 0, 0, 2,
-	    { JITTER_FULL, 0, 0, 0 }, false,
+	    { JITTER_FULL, 0, 0, 0 }, false, false,
 	    "-n 3 -b 1s -f 2 -c 20s -j full\n"
 	    "AWS SDK standard mode: sleep = U(0, 1) * min(2^(i-1), 20) s\n"
 	    "after the i-th failure.\n"
 	    "Follows: AWS SDKs and Tools Reference Guide, \"Retry behavior\".\n" },
 	{ "google-http", 0, 500 * NSEC_PER_MSEC, 60 * NSEC_PER_SEC,
-	    900 * NSEC_PER_SEC, 0, 1.5, { JITTER_RANGE, 0.5, 1.5, 0 }, true,
+	    900 * NSEC_PER_SEC, 0, 1.5, { JITTER_RANGE, 0.5, 1.5, 0 }, true, false,
 	    "-n inf -b 500ms -f 1.5 -c 60s -j 0.5..1.5 -m 15m\n"
 	    "interval = min(60 s, 0.5 s * 1.5^(i-1)), sleep = interval *\n"
 	    "U(0.5, 1.5): the cap bounds the interval before the randomization,\n"
@@ -43,21 +45,21 @@ static const struct preset presets[] = {
 	    "stops once 15 min have passed; retry counts nanoseconds, and -m\n"
 	    "stops it before a sleep would pass 15 min.\n" },
 	{ "google-drive", 5, NSEC_PER_SEC, 64 * NSEC_PER_SEC, 0, 0, 2,
-	    { JITTER_ADD, 0, 0, NSEC_PER_SEC }, false,
+	    { JITTER_ADD, 0, 0, NSEC_PER_SEC }, false, false,
 	    "-n 5 -b 1s -f 2 -c 64s -j +1s\n"
 	    "sleep = min(64 s, 2^(i-1) s + U(0, 1 s)).\n"
 	    "Follows: Google Drive API, \"Resolve errors\", exponential backoff.\n"
 	    "Differs: the guide adds whole milliseconds, retry nanoseconds; it\n"
 	    "names no number of attempts: 5 is retry's default.\n" },
 	{ "simpledb", 5, 400 * NSEC_PER_MSEC, DURATION_MAX, 0, 0, 4,
-	    { JITTER_FULL, 0, 0, 0 }, false,
+	    { JITTER_FULL, 0, 0, 0 }, false, false,
 	    "-n 5 -b 400ms -f 4 -c 36525d -j full\n"
 	    "sleep = U(0, 4^i * 100 ms) after the i-th failure.\n"
 	    "Follows: Amazon SimpleDB Developer Guide, \"API Error Retries\".\n"
 	    "Differs: the guide names no cap and no number of attempts: 5 is\n"
 	    "retry's default, and the cap its longest duration, 100 years.\n" },
 	{ "airflow", 5, 300 * NSEC_PER_SEC, 86400 * NSEC_PER_SEC, 0, 0, 2,
-	    { JITTER_STEPS, 1, 2, NSEC_PER_SEC }, false,
+	    { JITTER_STEPS, 1, 2, NSEC_PER_SEC }, false, false,
 	    "-n 5 -b 5m -f 2 -c 1d -j 1..2, in whole seconds\n"
 	    "d = retry_delay * 2^(i-1) with retry_delay 5 min, rounded up to a\n"
 	    "second; sleep = min(max_retry_delay 1 day, d + a whole number of\n"
@@ -67,14 +69,17 @@ static const struct preset presets[] = {
 	    "instance, retry at random; Airflow's default is no retries, and\n"
 	    "5 attempts is retry's.\n" },
 	{ "kubernetes", 0, 10 * NSEC_PER_SEC, 300 * NSEC_PER_SEC, 0,
-	    600 * NSEC_PER_SEC, 2, { JITTER_NONE, 0, 0, 0 }, false,
+	    600 * NSEC_PER_SEC, 2, { JITTER_NONE, 0, 0, 0 }, false, true,
 	    "-n inf -b 10s -f 2 -c 5m -j none --reset-after=10m\n"
-	    "CrashLoopBackOff: 10 s, 20 s, 40 s, ... up to 5 min, and from\n"
-	    "10 s again after an attempt that ran 10 min.\n"
+	    "CrashLoopBackOff: the first restart at once, then 10 s, 20 s,\n"
+	    "40 s, ... up to 5 min, and from at once again after an attempt\n"
+	    "that ran 10 min.\n"
 	    "Follows: Kubernetes documentation, \"Pod Lifecycle\", container\n"
-	    "restarts.\n" },
+	    "restarts.\n"
+	    "Differs from its options: no option makes the first retry come\n"
+	    "at once; with the options alone it waits 10 s.\n" },
 	{ "ethernet", 16, 2 * SLOT, 1024 * SLOT, 0, 0, 2,
-	    { JITTER_STEPS, 0, 1, SLOT }, false,
+	    { JITTER_STEPS, 0, 1, SLOT }, false, false,
 	    "-n 16 -b 102.4us -f 2 -c 52428.8us -j full, in whole slots\n"
 	    "Truncated binary exponential backoff: after the n-th collision,\n"
 	    "wait r slot times of 51.2 us, r a whole number in\n"
@@ -110,6 +115,7 @@ preset_apply(const char *name, struct config *cfg)
 	cfg->sched.factor = p->factor;
 	cfg->sched.jitter = p->jitter;
 	cfg->sched.cap_window = p->cap_window;
+	cfg->sched.first_now = p->first_now;
 	cfg->max_time = p->max_time;
 	cfg->reset_after = p->reset_after;
 	return NULL;

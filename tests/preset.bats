@@ -64,8 +64,9 @@ expected() {
 				out(k, min(d, 86400) * 1e9, min(d, 86400) * 1e9,
 				    min(2 * d - 1, 86400) * 1e9)
 			} else if (p == "kubernetes") {
-				# 10 s, 20 s, 40 s, ... capped at 5 min
-				w = min(10 * 2 ^ (i - 1), 300) * 1e9
+				# at once, then 10 s, 20 s, 40 s, ...
+				# capped at 5 min
+				w = i == 1 ? 0 : min(10 * 2 ^ (i - 2), 300) * 1e9
 				out(k, w, w, w)
 			} else if (p == "ethernet") {
 				# r slot times, r in [0, 2^min(n, 10) - 1],
@@ -145,11 +146,11 @@ check_preset() {
 	[ "$(cell 12 5)" = 86400.000 ]
 }
 
-@test "kubernetes: 10 s doubling to 5 min, no jitter, reset after 10 min" {
+@test "kubernetes: at once, then 10 s doubling to 5 min, no jitter, reset after 10 min" {
 	check_preset kubernetes 20 1
 	quick --dry-run --preset=kubernetes
 	quiet_success
-	[ "$(table_col 5 | tr '\n' ' ')" = "0.000 10.000 20.000 40.000 80.000 160.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 " ]
+	[ "$(table_col 5 | tr '\n' ' ')" = "0.000 0.000 10.000 20.000 40.000 80.000 160.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 300.000 " ]
 	[ "${lines[-2]}" = "# --reset-after=600.000s starts the schedule over after an attempt that runs that long; a dry run cannot know how long attempts run" ]
 }
 
@@ -180,7 +181,7 @@ check_preset() {
 	# The last preset counts; a jitter replaces a preset's whole slots.
 	quick --dry-run --preset=aws --preset=kubernetes -n 3
 	quiet_success
-	[ "$(table_col 5 | tr '\n' ' ')" = "0.000 10.000 20.000 " ]
+	[ "$(table_col 5 | tr '\n' ' ')" = "0.000 0.000 10.000 " ]
 	quick --dry-run --seed 2 --preset=ethernet -j none -n 3
 	quiet_success
 	[ "$(table_col 5 | tr '\n' ' ')" = "0.000000000 0.000102400 0.000204800 " ]
@@ -191,7 +192,8 @@ check_preset() {
 
 @test "a preset's options line gives the same table, where options can say it" {
 	local preset opts
-	for preset in aws google-drive simpledb kubernetes; do
+	# Not kubernetes: no option makes the first retry come at once.
+	for preset in aws google-drive simpledb; do
 		run -0 --separate-stderr "$RETRY" --preset=list
 		[ "$stderr" = "" ]
 		opts=$(sed -n "s/^$preset  *//p" <<<"$output")
@@ -241,4 +243,22 @@ check_preset() {
 	    .[0].attempts, (.[] | select(.event == "sleep") | .window)]' \
 	    <<<"$stderr"
 	[ "$output" = '[0.0001024,0.0524288,"full, in steps of 0.0000512s",3,0.0001024,0.0002048]' ]
+}
+
+@test "kubernetes: after a reset the next retry comes at once again (issue 19 item 20)" {
+	# Attempt 2 runs past --reset-after: the schedule starts over, and
+	# its first retry is at once, as the kubelet's is.
+	cat >"$WORK/cmd" <<'SH'
+#!/bin/sh
+[ "$RETRY_ATTEMPT" = 2 ] && sleep 0.3
+exit 3
+SH
+	chmod +x "$WORK/cmd"
+	quick --preset=kubernetes -n 4 -b 20ms --reset-after=200ms "$WORK/cmd"
+	[ "$status" -eq 3 ]
+	[ "${stderr_lines[0]}" = "retry: attempt 1/4 failed (exit 3), next in 0.000s" ]
+	[ "${stderr_lines[1]}" = "retry: attempt 2/4 failed (exit 3), next in 0.000s" ]
+	[ "${stderr_lines[2]}" = "retry: attempt 3/4 failed (exit 3), next in 0.020s" ]
+	[[ ${stderr_lines[3]} == "retry: giving up after 4 attempts in "*"s: exit 3 (no attempts left)" ]]
+	[ "${#stderr_lines[@]}" -eq 4 ]
 }
