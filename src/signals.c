@@ -4,7 +4,7 @@
  *
  * Handlers only set flags.  Every signal retry handles stays blocked
  * except inside ppoll(), which unblocks them atomically, so no wake-up is
- * lost; deadlines are absolute CLOCK_MONOTONIC times.  The command starts
+ * lost (a portable build: poll() and a self-pipe, the same); deadlines are absolute CLOCK_MONOTONIC times.  The command starts
  * with the signal mask and the ignored signals that retry was started
  * with: signals_restore() gives them back in the child.
  */
