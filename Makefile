@@ -24,7 +24,17 @@ OPTIMIZE = -O2
 WARN	= -std=c11 -Wall -Wextra -Wpedantic
 # A 64-bit off_t on 32-bit systems too: files over 2 GiB for -I and -O,
 # and the type that splice(2) takes.
-ALL_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(CPPFLAGS)
+ALL_CPPFLAGS = `$(FEATURES)` -D_FILE_OFFSET_BITS=64 $(CPPFLAGS)
+# `make PORTABLE=1`: only what Linux, macOS and the BSDs all have (see
+# README.md, "Platforms").  POSIX 2008 and the BSD interfaces instead of
+# _GNU_SOURCE, so that the C library hides GNU-only functions, and
+# __linux__ undefined, so that every Linux-only branch is left out and
+# the compiler checks the rest.  RETRY_PORTABLE selects the fallbacks.
+PORTABLE ?= 0
+FEATURES = case '$(PORTABLE)' in ''|0) echo -D_GNU_SOURCE ;; \
+	   *) echo -DRETRY_PORTABLE -D_POSIX_C_SOURCE=200809L \
+	   -D_DEFAULT_SOURCE -U__linux__ -U__linux -Ulinux -U__gnu_linux__ ;; \
+	   esac
 PKG_CONFIG ?= pkg-config
 # The BSD interfaces come from the C library where it has them, else from
 # libbsd through pkg-config (build-aux/libbsd.sh).  libbsd is linked

@@ -30,7 +30,7 @@ mono_now(void)
 nsec_t
 boot_now(void)
 {
-#ifdef CLOCK_BOOTTIME
+#if defined(CLOCK_BOOTTIME) && !defined(RETRY_PORTABLE)
 	return read_clock(CLOCK_BOOTTIME);
 #else
 	/* It may stop during a suspend: a cooldown lasts longer, no less. */

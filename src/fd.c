@@ -24,11 +24,29 @@ fd_above_stdio(int fd)
 	return nfd;
 }
 
+#ifdef RETRY_PORTABLE
+/*
+ * pipe() and then FD_CLOEXEC, as pipe2() is not everywhere.  It gives up
+ * nothing here: retry has one thread, so no fork() comes in between.
+ */
+static int
+pipe_cloexec(int p[2])
+{
+	if (pipe(p) == -1)
+		return -1;
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	fcntl(p[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+#else
+#define pipe_cloexec(p)	pipe2((p), O_CLOEXEC)
+#endif
+
 /* pipe2(p, O_CLOEXEC), with both ends above 2. */
 int
 fd_pipe(int p[2])
 {
-	if (pipe2(p, O_CLOEXEC) == -1)
+	if (pipe_cloexec(p) == -1)
 		return -1;
 	p[0] = fd_above_stdio(p[0]);
 	p[1] = fd_above_stdio(p[1]);

@@ -400,11 +400,15 @@ size_t		 leftovers_watch(struct leftovers *, pid_t, int, bool);
 void		 leftovers_unwatch(struct leftovers *);
 
 /* signals.c: names, handlers, masks, and the one wait for events. */
+#define SIGNALS_WAIT_FDS	64	/* a portable build's poll() set */
 struct sigstate {
 	sigset_t	start_mask;	/* the inherited signal mask */
 	sigset_t	handled;	/* signals retry catches */
 	sigset_t	wait_mask;	/* the mask inside ppoll() */
 	sigset_t	start_ignored;	/* signals ignored at start */
+#ifdef RETRY_PORTABLE
+	int		wake_rfd;	/* the self-pipe's read end */
+#endif
 	pid_t		self;
 };
 void		 signals_init(struct sigstate *);

@@ -30,6 +30,11 @@
 
 #include "internal.h"
 
+#ifndef MSG_NOSIGNAL
+/* Where send() lacks it (older macOS): retry ignores SIGPIPE anyway. */
+#define MSG_NOSIGNAL	0
+#endif
+
 #define LINE_MAX_MATCH	((size_t)64 * 1024)
 #define READ_SIZE	((size_t)64 * 1024)
 #define BLOCK_SIZE	(4 * LINE_MAX_MATCH)	/* lines matched at once */
@@ -271,7 +276,8 @@ stream_read(struct matcher *m, struct stream *s)
 		scan_bytes(m, s, s->buf, (size_t)n);
 		s->head = 0;
 		s->tail = (size_t)n;
-		return stream_write(s);
+		/* Into a pipe (no tee(2) here) only once poll() saw room. */
+		return s->dst_pipe ? 0 : stream_write(s);
 	}
 	if (n == 0 || (errno != EAGAIN && errno != EINTR))
 		stream_eof(m, s);

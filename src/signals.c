@@ -4,13 +4,17 @@
  *
  * Handlers only set flags.  Every signal retry handles stays blocked
  * except inside ppoll(), which unblocks them atomically, so no wake-up is
- * lost; deadlines are absolute CLOCK_MONOTONIC times.  The command starts
+ * lost (a portable build: poll() and a self-pipe, the same); deadlines are absolute CLOCK_MONOTONIC times.  The command starts
  * with the signal mask and the ignored signals that retry was started
  * with: signals_restore() gives them back in the child.
  */
 #include <sys/resource.h>
 
 #include <ctype.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,9 @@ static volatile sig_atomic_t got_child;
 static volatile sig_atomic_t stop_signal;	/* the first INT TERM HUP QUIT */
 static volatile sig_atomic_t to_forward[NSIG];	/* arrivals not passed on */
 static volatile sig_atomic_t stops;		/* how many of those came */
+#ifdef RETRY_PORTABLE
+static volatile sig_atomic_t wake_fd = -1;	/* the self-pipe's write end */
+#endif
 
 struct signame {
 	const char	*name;
@@ -143,6 +150,21 @@ sig_number(const char *s)
 #endif
 }
 
+#ifdef RETRY_PORTABLE
+/* The self-pipe trick: a handler's byte makes poll() in signals_wait return. */
+static void
+signals_wake(void)
+{
+	int saved = errno;
+
+	if (wake_fd != -1)
+		(void)write(wake_fd, "", 1);	/* full: a byte is there already */
+	errno = saved;
+}
+#else
+#define signals_wake()	((void)0)
+#endif
+
 static void
 on_child(int sig, siginfo_t *si, void *ctx)
 {
@@ -150,6 +172,7 @@ on_child(int sig, siginfo_t *si, void *ctx)
 	(void)si;
 	(void)ctx;
 	got_child = 1;
+	signals_wake();
 }
 
 /* The signals after which no further attempt starts. */
@@ -168,7 +191,7 @@ sig_is_stop(int sig)
 static bool
 from_terminal(int sig, const siginfo_t *si)
 {
-#ifdef SI_KERNEL
+#if defined(SI_KERNEL) && !defined(RETRY_PORTABLE)
 	return si != NULL && si->si_code == SI_KERNEL && (sig == SIGINT ||
 	    sig == SIGQUIT || sig == SIGHUP || sig == SIGWINCH);
 #else
@@ -189,6 +212,7 @@ on_signal(int sig, siginfo_t *si, void *ctx)
 	}
 	if (!from_terminal(sig, si))
 		to_forward[sig]++;
+	signals_wake();
 }
 
 bool
@@ -316,6 +340,24 @@ signals_sigpipe_default(const struct sigstate *ss)
 	return !sigismember(&ss->start_ignored, SIGPIPE);
 }
 
+#ifdef RETRY_PORTABLE
+/* The self-pipe, both ends non-blocking and closed on exec. */
+static void
+wake_open(struct sigstate *ss)
+{
+	int p[2];
+
+	if (fd_pipe(p) == -1)
+		err(EXIT_CANCELED, "pipe");
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	ss->wake_rfd = p[0];
+	wake_fd = p[1];
+}
+#else
+#define wake_open(ss)	((void)(ss))
+#endif
+
 void
 signals_init(struct sigstate *ss)
 {
@@ -334,8 +376,76 @@ signals_init(struct sigstate *ss)
 	for (sig = 1; sig < NSIG; sig++)
 		if (sigismember(&ss->handled, sig))
 			sigdelset(&ss->wait_mask, sig);
+	wake_open(ss);
 }
 
+#ifdef RETRY_PORTABLE
+/* Empties the self-pipe; whether a handler had written to it. */
+static int
+wake_drain(const struct sigstate *ss)
+{
+	char buf[64];
+	int woken = 0;
+
+	while (read(ss->wake_rfd, buf, sizeof(buf)) > 0)
+		woken = 1;
+	return woken;
+}
+
+/*
+ * Without ppoll() (the portable build): the handled signals are unblocked
+ * around a plain poll() that also watches the self-pipe, so a signal that
+ * comes between the unblocking and poll() still ends the wait; pselect()
+ * is not used, as macOS's is not atomic.  What it gives up: two more
+ * sigprocmask() calls per wait, and deadlines are rounded up to the next
+ * millisecond (poll()'s unit), so a wait may end up to 1 ms late, never
+ * early.  Returns as ppoll() would: -1 with EINTR after a signal.
+ */
+int
+signals_wait(const struct sigstate *ss, struct pollfd *fds, int nfds,
+    nsec_t deadline)
+{
+	struct pollfd all[SIGNALS_WAIT_FDS + 1];
+	sigset_t old;
+	nsec_t left;
+	int i, n, ms = -1, saved, woken;
+
+	if (nfds < 0 || nfds > SIGNALS_WAIT_FDS) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (deadline > 0) {
+		left = deadline - mono_now();
+		if (left < 0)
+			left = 0;
+		left = (left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+		ms = left > INT_MAX ? INT_MAX : (int)left;
+	}
+	for (i = 0; i < nfds; i++)
+		all[i] = fds[i];
+	all[nfds] = (struct pollfd){ .fd = ss->wake_rfd, .events = POLLIN };
+	sigprocmask(SIG_SETMASK, &ss->wait_mask, &old);
+	n = poll(all, (nfds_t)nfds + 1, ms);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	saved = errno;
+	woken = wake_drain(ss);
+	for (i = 0; i < nfds; i++)
+		fds[i].revents = all[i].revents;
+	errno = woken ? EINTR : saved;
+	return woken ? -1 : n;
+}
+
+/* Lets pending signals' handlers run (sigprocmask() delivers them). */
+void
+signals_take_pending(const struct sigstate *ss)
+{
+	sigset_t old;
+
+	sigprocmask(SIG_SETMASK, &ss->wait_mask, &old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	wake_drain(ss);
+}
+#else
 /*
  * Waits until a signal, a ready descriptor or the absolute deadline
  * (0: none).  The flags can change only in here, where ppoll() unblocks
@@ -372,6 +482,8 @@ signals_take_pending(const struct sigstate *ss)
 
 	ppoll(NULL, 0, &zero, &ss->wait_mask);
 }
+
+#endif
 
 /*
  * In the child, before execve(): every signal gets the disposition retry

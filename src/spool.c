@@ -85,8 +85,15 @@ open_tmpfile(void)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+#ifdef RETRY_PORTABLE
+	/* mkostemp() is not in POSIX 2008; one thread, so nothing is lost. */
+	if ((fd = mkstemp(path)) == -1)
+		return -1;
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+#else
 	if ((fd = mkostemp(path, O_CLOEXEC)) == -1)
 		return -1;
+#endif
 	unlink(path);
 	return fd_above_stdio(fd);
 }

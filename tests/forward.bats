@@ -153,6 +153,7 @@ stop_then_exit_as_attempt() {
 }
 
 @test "TERM to retry -n3 -- sh -c 'trap \"exit 3\" TERM; sleep & wait': once, exit 3" {
+	require_linux_capability "leftover tracking"
 	bg_retry -n 3 -b 1ms -- sh -c 'trap "exit 3" TERM
 	    echo "$RETRY_ATTEMPT" >>"$1/attempts"
 	    sleep "$2" & echo $$ >"$1/ready"; wait' sh "$WORK" "$MARK"
@@ -181,6 +182,7 @@ stop_then_exit_as_attempt() {
 }
 
 @test "kill -INT on retry -- sh -c 'sleep & sleep' returns once sh is gone" {
+	require_linux_capability "leftover tracking"
 	bg_retry -- sh -c 'sleep "$2" & echo $$ >"$1/ready"
 	    sleep "$2"' sh "$WORK" "$MARK"
 	wait_for_file "$WORK/ready"
@@ -256,6 +258,7 @@ clearing_then() {
 }
 
 @test "HUP while leftovers are cleared: they get it, retry dies by it" {
+	require_linux_capability "leftover tracking"
 	clearing_then HUP
 	[ "$WS" = "signal 1" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
@@ -265,6 +268,7 @@ clearing_then() {
 }
 
 @test "INT while leftovers are cleared ends the clearing: retry dies by it" {
+	require_linux_capability "leftover tracking"
 	# The leftover, a background job of sh -c, ignores INT: it is left
 	# as it is, with no KILL.
 	clearing_then INT

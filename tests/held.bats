@@ -75,6 +75,7 @@ sh -c '\''echo $$ >"$1/bg"; exec sleep 30'\'' sh "$1" &
 exit 0'
 
 @test "-O: -t bounds the wait for end of file: the holder gets the timeout signal, 124" {
+	require_linux_capability "leftover tracking"
 	ws_run "$RETRY" -n 1 -O -t 500ms -- sh -c "$HOLDER" sh "$WORK"
 	[ "$WS" = "exit 124" ]
 	[ "$output" = "a" ]
@@ -83,6 +84,7 @@ exit 0'
 }
 
 @test "-O: -m bounds the wait for end of file too: 124" {
+	require_linux_capability "leftover tracking"
 	ws_run "$RETRY" -n 3 -O -m 500ms -- sh -c "$HOLDER" sh "$WORK"
 	[ "$WS" = "exit 124" ]
 	[ "$output" = "a" ]
@@ -105,6 +107,7 @@ small_disk() {
 }
 
 @test "-I: a full spool kills the attempt before the error: it never sees end of file" {
+	require_linux_capability "leftover tracking"
 	small_disk
 	# 3 MiB through a pipe, with TMPDIR on a 1 MiB disk: the spool fills
 	# up while the command still reads.  The reader is a grandchild of

@@ -54,6 +54,7 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 }
 
 @test "RETRY_STATUS of a timed-out attempt is 124, 137 if killed; -n inf is inf" {
+	require_linux_capability "leftover tracking"
 	run -0 --separate-stderr "$RETRY" -n inf -b 0 -t 100ms -k 100ms \
 	    --on-retry="$SHOW" -- sh -c '
 	    case $RETRY_ATTEMPT in
@@ -266,10 +267,12 @@ deadline_in_hook() {
 }
 
 @test "the deadline during --on-retry: TERM ends it, the run gives up" {
+	require_linux_capability "leftover tracking"
 	deadline_in_hook 'sleep "$MARK"' "timed out" 0.5
 }
 
 @test "the deadline during --on-retry that ignores TERM: KILL after --kill-after" {
+	require_linux_capability "leftover tracking"
 	deadline_in_hook 'trap "" TERM; sleep "$MARK"' "timed out, killed" 0.6
 }
 

@@ -16,6 +16,7 @@ teardown() {
 }
 
 @test "-m bounds the clearing of leftovers: the deadline KILLs what is left" {
+	require_linux_capability "leftover tracking"
 	# The leftover ignores TERM and would outlive -k 5: the deadline, 1 s
 	# after the start, must end the clearing (and the leftover) and the
 	# run, with attempt 1's status.

@@ -17,6 +17,7 @@ teardown() {
 }
 
 @test "retry killed with SIGKILL: the running command dies too" {
+	require_linux_capability "the command's death with retry (PR_SET_PDEATHSIG)"
 	bg_retry -n 3 -- sh -c 'trap "" HUP INT TERM; echo $$ >"$1/ready"
 	    exec sleep "$2"' sh "$WORK" "$MARK"
 	wait_for_file "$WORK/ready"
@@ -48,6 +49,7 @@ need_pidns() {
 }
 
 @test "in a PID namespace, retry killed with SIGKILL: the command dies" {
+	require_linux_capability "the command's death with retry (PR_SET_PDEATHSIG)"
 	need_pidns
 	# PID 1 is sh, retry is PID 2: only PDEATHSIG can end the command.
 	# shellcheck disable=SC2016 # expanded by that sh

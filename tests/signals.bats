@@ -42,6 +42,9 @@ forward_during_attempt() {
 		    "retry: stopped by $name during attempt 1/3 after Ts" ] ;;
 	*)	[ "$(<"$WORK/err")" = "" ] ;;
 	esac
+	# The attempt's other process got it too: only where leftovers are
+	# found (not in the portable build).
+	linux_capability || return 0
 	case $name in
 	INT | QUIT) [ "$(markers | wc -l)" -eq 1 ] ;;
 	*) wait_markers_gone ;;
@@ -378,7 +381,7 @@ stays_ignored() {
 	[ "$WS" = "exit 0" ]
 	[ "$(<"$WORK/caught")" = "caught 10" ]
 	[ "$(<"$WORK/attempts")" = 1 ]
-	wait_markers_gone
+	if linux_capability; then wait_markers_gone; fi
 }
 
 @test "an inherited blocked mask does not break retry" {

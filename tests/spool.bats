@@ -643,6 +643,7 @@ retry: stopped by TERM during attempt 2/2 after Ts" ]
 }
 
 @test "-I -O: the files have no name while retry runs, none after SIGKILL" {
+	require_linux_capability "the command's death with retry (PR_SET_PDEATHSIG)"
 	local pid fd
 
 	start_bg "$INPUTS/input.$MIB" -I -O -- "$ATTEMPT" "$WORK" hang:10

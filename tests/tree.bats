@@ -34,6 +34,7 @@ run_tree() {
 }
 
 @test "a timeout leaves nothing of sh -c 'sleep & sleep'" {
+	require_linux_capability "leftover tracking"
 	run_tree -n 1 -t @T@
 	[ "$status" -eq 124 ]
 	[[ $stderr =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9.]+s:\ timed\ out\ \(no\ attempts\ left\)$ ]]
@@ -41,6 +42,7 @@ run_tree() {
 }
 
 @test "the deadline leaves nothing of sh -c 'sleep & sleep'" {
+	require_linux_capability "leftover tracking"
 	run_tree -n 3 -m @T@
 	[ "$status" -eq 124 ]
 	[[ $stderr =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9.]+s:\ timed\ out\ \(--max-time\ reached\)$ ]]
@@ -61,10 +63,12 @@ forwarded_leaves_nothing() {
 }
 
 @test "a forwarded TERM leaves nothing of sh -c 'sleep & sleep'" {
+	require_linux_capability "leftover tracking"
 	forwarded_leaves_nothing TERM
 }
 
 @test "a forwarded HUP leaves nothing of sh -c 'sleep & sleep'" {
+	require_linux_capability "leftover tracking"
 	forwarded_leaves_nothing HUP
 }
 
@@ -115,24 +119,29 @@ retry: succeeded on attempt 2/2 after Ts" ]
 }
 
 @test "before a retry, a background leftover is gone" {
+	require_linux_capability "leftover tracking"
 	first_leaves 'sleep "$2" &'
 }
 
 @test "before a retry, a leftover that ignores TERM is killed" {
+	require_linux_capability "leftover tracking"
 	first_leaves '(trap "" TERM; exec sleep "$2") &'
 }
 
 # Without the SIGCONT that goes with TERM, the stopped leftover would
 # wait 60 s for KILL: longer than BATS_TEST_TIMEOUT.
 @test "before a retry, a stopped leftover is continued and ended" {
+	require_linux_capability "leftover tracking"
 	first_leaves 'sleep "$2" & p=$!' 1 60s 'kill -STOP $p'
 }
 
 @test "before a retry, an orphaned grandchild (double fork) is gone" {
+	require_linux_capability "leftover tracking"
 	first_leaves '(sleep "$2" &)'
 }
 
 @test "before a retry, a deep tree is gone" {
+	require_linux_capability "leftover tracking"
 	first_leaves 'sh -c "sh -c \"exec sleep $2\" & exec sleep $2" &' 2
 }
 
@@ -169,6 +178,7 @@ retry: succeeded on attempt 2/2 after Ts" ]
 }
 
 @test "--foreground: a process of the caller's group is left alone" {
+	require_linux_capability "leftover tracking"
 	"$HELPERS/proc-sigmask" TERM sleep "$MARK" &
 	local sib=$!
 	wait_markers 1
@@ -185,6 +195,7 @@ retry: succeeded on attempt 2/2 after Ts" ]
 }
 
 @test "a signal while leftovers are cleared: they get it, USR1 stops nothing" {
+	require_linux_capability "leftover tracking"
 	# The leftover blocks TERM: once TERM is pending there, retry is
 	# clearing (and would wait 60 s before KILL).  USR1, passed on, ends
 	# the leftover; it is not a stop signal: attempt 2 runs.

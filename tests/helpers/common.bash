@@ -43,6 +43,20 @@ poll_until() {
 	done
 }
 
+# require_linux_capability WHAT: the test checks something that only the
+# Linux build of retry does (WHAT names it); the portable build
+# (make PORTABLE=1, tested with BUILD_PORTABLE=1 by build-aux/ci-portable.sh)
+# leaves it out, so there the test is skipped with a one-line reason.
+require_linux_capability() {
+	linux_capability || skip "not in the portable build: $1"
+}
+
+# linux_capability: whether the retry under test is the Linux build, for
+# the one assertion of a test that only the Linux build can meet.
+linux_capability() {
+	[[ ${BUILD_PORTABLE:-} != 1 ]]
+}
+
 # require_tool NAME: the test goes on only where the tool NAME is
 # installed (a command on $PATH; bash-completion: its script).  Elsewhere
 # it is skipped with a one-line reason, and fails under CI=true, which
