@@ -9,6 +9,7 @@
  * that fails is a warning and changes nothing.
  */
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +28,11 @@ hook_io(struct attempt_io *io)
 	if ((io->in = fd_above_stdio(open("/dev/null",
 	    O_RDONLY | O_CLOEXEC))) == -1)
 		err(EXIT_CANCELED, "/dev/null");
+	/* With stderr closed, the hook's output has nowhere to go. */
 	if ((io->out = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC,
-	    STDERR_FILENO + 1)) == -1)
+	    STDERR_FILENO + 1)) == -1 && (errno != EBADF ||
+	    (io->out = fd_above_stdio(open("/dev/null",
+	    O_WRONLY | O_CLOEXEC))) == -1))
 		err(EXIT_CANCELED, "standard error");
 }
 

@@ -293,3 +293,13 @@ deadline_in_hook() {
 		expect_stderr "retry: invalid --$hook '': empty command; try 'retry --help'"
 	done
 }
+
+@test "hooks with stderr closed: the run goes on and exits as the attempt did" {
+	run -3 --separate-stderr sh -c 'exec "$@" 2>&-' sh "$PROC_RETRY" -n 3 -b 0 \
+	    --on-retry='echo "hook $RETRY_ATTEMPT" >>"$WORK/hooks"; echo lost' \
+	    --on-give-up='echo "give-up $RETRY_ATTEMPT" >>"$WORK/hooks"' \
+	    -- sh -c 'echo "$RETRY_ATTEMPT" >>"$WORK/attempts"; exit 3'
+	[ "$stderr" = "" ]
+	[ "$(cat "$WORK/attempts")" = $'1\n2\n3' ]
+	[ "$(cat "$WORK/hooks")" = $'hook 1\nhook 2\ngive-up 3' ]
+}
