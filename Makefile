@@ -78,6 +78,11 @@ tests/helpers/wstatus: tests/helpers/wstatus.c
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \
 	    -o tests/helpers/wstatus tests/helpers/wstatus.c $(LDFLAGS)
 
+tests/helpers/zombie-leader: tests/helpers/zombie-leader.c
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \
+	    -pthread -o tests/helpers/zombie-leader \
+	    tests/helpers/zombie-leader.c $(LDFLAGS)
+
 # The set-up commands: they install what is missing, then build.
 demo:
 	@sh build-aux/deps.sh build
@@ -86,7 +91,7 @@ demo:
 
 check:
 	@sh build-aux/deps.sh check
-	@$(MAKE) retry tests/helpers/wstatus
+	@$(MAKE) retry tests/helpers/wstatus tests/helpers/zombie-leader
 	$(BATS) --jobs 2 $(TESTS)
 
 # The core suites alone, with nothing installed: for other builds.
@@ -111,7 +116,7 @@ uninstall:
 	    $(DESTDIR)$(FISHCOMPDIR)/retry.fish
 
 clean:
-	rm -f retry tests/helpers/wstatus
+	rm -f retry tests/helpers/wstatus tests/helpers/zombie-leader
 	rm -rf build fuzz/out
 
 .PHONY: all demo check check-core install uninstall clean
