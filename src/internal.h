@@ -332,6 +332,7 @@ struct attempt_io {
 	int		 in;	/* the command's stdin, or -1: retry's own */
 	int		 out;	/* the command's stdout, or -1: retry's own */
 	int		 err;	/* the command's stderr, or -1: retry's own */
+	bool		 own_group;	/* a process group of its own: a hook */
 	struct io_pump	 pump[ATTEMPT_PUMPS];	/* fds NULL: unused */
 };
 struct spools;

@@ -340,6 +340,7 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
 	spools_begin(r->spools, &io, r->matcher == NULL);
 	io.err = -1;
+	io.own_group = false;
 	io.pump[1] = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
 	if (r->matcher != NULL)
 		matcher_begin(r->matcher, spools_held_fd(r->spools), &io,
