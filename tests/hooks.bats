@@ -299,7 +299,7 @@ deadline_in_hook() {
 	    --on-retry='echo "hook $RETRY_ATTEMPT" >>"$WORK/hooks"; echo lost' \
 	    --on-give-up='echo "give-up $RETRY_ATTEMPT" >>"$WORK/hooks"' \
 	    -- sh -c 'echo "$RETRY_ATTEMPT" >>"$WORK/attempts"; exit 3'
-	[ "$stderr" = "" ]
+	expect_stderr
 	[ "$(cat "$WORK/attempts")" = $'1\n2\n3' ]
 	[ "$(cat "$WORK/hooks")" = $'hook 1\nhook 2\ngive-up 3' ]
 }
