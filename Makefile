@@ -63,7 +63,7 @@ SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
 	  src/match.c src/hooks.c src/env.c src/signals.c src/fd.c src/clock.c \
 	  src/http.c \
 	  src/guard.c src/budget.c src/statefile.c src/redisstore.c \
-	  src/jsonlog.c src/preset.c src/dryrun.c
+	  src/jsonlog.c src/preset.c src/dryrun.c src/escape.c
 HDRS	= src/internal.h
 BATS	?= bats
 TESTS	= tests
@@ -88,6 +88,11 @@ tests/helpers/wstatus: tests/helpers/wstatus.c
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \
 	    -o tests/helpers/wstatus tests/helpers/wstatus.c $(LDFLAGS)
 
+tests/helpers/zombie-leader: tests/helpers/zombie-leader.c
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \
+	    -pthread -o tests/helpers/zombie-leader \
+	    tests/helpers/zombie-leader.c $(LDFLAGS)
+
 # The set-up commands: they install what is missing, then build.
 demo:
 	@sh build-aux/deps.sh build
@@ -96,7 +101,7 @@ demo:
 
 check:
 	@sh build-aux/deps.sh check
-	@$(MAKE) retry tests/helpers/wstatus
+	@$(MAKE) retry tests/helpers/wstatus tests/helpers/zombie-leader
 	$(BATS) --jobs 2 $(TESTS)
 
 # The core suites alone, with nothing installed: for other builds.
@@ -121,7 +126,7 @@ uninstall:
 	    $(DESTDIR)$(FISHCOMPDIR)/retry.fish
 
 clean:
-	rm -f retry tests/helpers/wstatus
+	rm -f retry tests/helpers/wstatus tests/helpers/zombie-leader
 	rm -rf build fuzz/out
 
 .PHONY: all demo check check-core install uninstall clean

@@ -5,6 +5,12 @@
 # warning level or above fails it.  mandoc's exit status alone is not
 # enough, since it is 0 for some messages, so the output is checked too.
 # Other lint joins by adding its own prerequisite to `lint`.
+#
+# `make check-docs` runs the command of each transcript in README.md and
+# man/retry.1 again (build-aux/check-docs.py says which and how) and fails
+# when what it prints, times and random draws masked, is not what the
+# document shows.  It needs curl and python3 (the HTTP transcript runs
+# against tests/helpers/http-server on 127.0.0.1).
 
 MANPAGE	= man/retry.1
 
@@ -18,4 +24,7 @@ lint-man:
 		exit 1; \
 	fi
 
-.PHONY: lint lint-man
+check-docs: retry
+	python3 build-aux/check-docs.py
+
+.PHONY: lint lint-man check-docs

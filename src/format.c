@@ -143,8 +143,10 @@ format_plain_outcome(char *buf, size_t len, const struct outcome *o)
 		n = snprintf(buf, len, "exit %d", o->value);
 		break;
 	}
-	if (o->matched_text != NULL && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n,
+	/* The whole length even when cut, so that a caller can size buf. */
+	if (o->matched_text != NULL && n >= 0)
+		n += snprintf((size_t)n < len ? buf + n : NULL,
+		    (size_t)n < len ? len - (size_t)n : 0,
 		    ", output matched '%s'", o->matched_text);
 	return n;
 }
@@ -163,10 +165,10 @@ format_outcome(char *buf, size_t len, const struct outcome *o)
 		    o->matched_text == NULL)
 			return snprintf(buf, len, "HTTP %d", o->http_status);
 		n = snprintf(buf, len, "HTTP %d, ", o->http_status);
-		if (n < 0 || (size_t)n >= len)
+		if (n < 0)
 			return n;
-		buf += n;
-		len -= (size_t)n;
+		buf = (size_t)n < len ? buf + n : NULL;
+		len = (size_t)n < len ? len - (size_t)n : 0;
 	}
 	return n + format_plain_outcome(buf, len, o);
 }

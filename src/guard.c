@@ -34,7 +34,7 @@ guard_off(struct guard *g, const char *why)
 {
 	if (!g->on)
 		return;
-	warnx("%s: %s: going on without %s '%s'", g->where, why, g->what,
+	warnx_safe("%s: %s: going on without %s '%s'", g->where, why, g->what,
 	    g->spec->name);
 	g->on = false;
 }
@@ -97,7 +97,7 @@ record_load(struct guard *g, struct guard_record *r)
 	}
 	record_init(r);
 	if (n > 0 && !record_parse(buf, (size_t)n, r)) {
-		warnx("state file %s held no valid record: starting afresh",
+		warnx_safe("state file %s held no valid record: starting afresh",
 		    g->where);
 		record_init(r);
 	}

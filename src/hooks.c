@@ -6,9 +6,12 @@
  * Its stdin is /dev/null and its stdout goes to retry's stderr, so that
  * the command's stdout stays clean.  Its time counts against --max-time:
  * at the deadline it gets TERM, then KILL after --kill-after.  A hook
- * that fails is a warning and changes nothing.
+ * that fails is a warning and changes nothing.  It leads a process group
+ * of its own: what it leaves running in the background is its own, not
+ * an attempt's leftover to be cleared before the next attempt.
  */
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +27,15 @@ hook_io(struct attempt_io *io)
 {
 	memset(io, 0, sizeof(*io));
 	io->err = -1;
+	io->own_group = true;
 	if ((io->in = fd_above_stdio(open("/dev/null",
 	    O_RDONLY | O_CLOEXEC))) == -1)
 		err(EXIT_CANCELED, "/dev/null");
+	/* With stderr closed, the hook's output has nowhere to go. */
 	if ((io->out = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC,
-	    STDERR_FILENO + 1)) == -1)
+	    STDERR_FILENO + 1)) == -1 && (errno != EBADF ||
+	    (io->out = fd_above_stdio(open("/dev/null",
+	    O_WRONLY | O_CLOEXEC))) == -1))
 		err(EXIT_CANCELED, "standard error");
 }
 

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -226,6 +227,26 @@ void		 backoff_restart(struct backoff *);
 nsec_t		 backoff_next(struct backoff *, long long);
 nsec_t		 nsec_add(nsec_t, nsec_t);
 
+/* escape.c: outside text made safe for each sink, in lines that grow. */
+struct strbuf {
+	char		*s;		/* NUL-terminated; NULL: nothing yet */
+	size_t		 len, cap;
+};
+void		 sb_add(struct strbuf *, const void *, size_t);
+void		 sb_str(struct strbuf *, const char *);
+void		 sb_vprintf(struct strbuf *, const char *, va_list)
+		    __printflike(2, 0);
+void		 sb_printf(struct strbuf *, const char *, ...)
+		    __printflike(2, 3);
+void		 sb_free(struct strbuf *);
+const char	*sb_text(const struct strbuf *);
+size_t		 utf8_len(const unsigned char *);
+void		 sb_visible(struct strbuf *, const char *);
+void		 sb_json(struct strbuf *, const char *);
+void		 sb_github(struct strbuf *, const char *, bool);
+void		 warnx_safe(const char *, ...) __printflike(1, 2);
+_Noreturn void	 err_safe(int, bool, const char *, ...) __printflike(3, 4);
+
 /* log.c: progress messages, as text, workflow commands or JSON lines. */
 struct jsonlog {
 	int		 fd[2];		/* where the JSON lines go */
@@ -244,8 +265,9 @@ struct log {
 	bool		 line_open;	/* the status line is showing */
 	nsec_t		 t0;		/* what the run's times count from */
 	long long	 max;		/* --attempts, 0: unlimited */
-	char		 status[192];	/* the status line, less the time */
-	char		 plain[256];	/* the line it leaves behind */
+	struct strbuf	 status;	/* the status line, less the time */
+	struct strbuf	 plain;		/* the line it leaves behind */
+	int		 drawn;		/* columns of the status line shown */
 	bool		 http;		/* --http: events carry the status */
 	const char	*retry_after;	/* the next sleep's, or NULL */
 	nsec_t		 server;	/* its delay, or -1 */
@@ -310,6 +332,7 @@ struct attempt_io {
 	int		 in;	/* the command's stdin, or -1: retry's own */
 	int		 out;	/* the command's stdout, or -1: retry's own */
 	int		 err;	/* the command's stderr, or -1: retry's own */
+	bool		 own_group;	/* a process group of its own: a hook */
 	struct io_pump	 pump[ATTEMPT_PUMPS];	/* fds NULL: unused */
 };
 struct spools;

@@ -50,6 +50,30 @@ leftovers_init(void)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
+/*
+ * Whether the process pid, whose leader is a zombie, still has threads:
+ * a main thread that called pthread_exit(3) leaves the leader a zombie
+ * while the others run on, and the process must still be signalled and
+ * waited for.  The zombie leader counts among the Threads of
+ * /proc/PID/status until the process is reaped.
+ */
+static bool
+threads_left(const char *pid)
+{
+	char path[64], line[128];
+	long n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Threads: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n > 1;
+}
+
 /* Reads "pid (comm) state ppid pgrp" from /proc/PID/stat. */
 static bool
 read_stat(const char *pid, struct member *m, pid_t *pgrp)
@@ -71,7 +95,7 @@ read_stat(const char *pid, struct member *m, pid_t *pgrp)
 		return false;
 	m->pid = (pid_t)atoi(buf);
 	m->ppid = (pid_t)ppid;
-	m->zombie = state == 'Z' || state == 'X';
+	m->zombie = state == 'X' || (state == 'Z' && !threads_left(pid));
 	*pgrp = (pid_t)grp;
 	return true;
 }

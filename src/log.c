@@ -27,8 +27,6 @@
 
 #include "internal.h"
 
-#define LINE_MAX_LEN	512
-
 /* A file to append to, above stdio and closed on exec; exits on error. */
 static int
 open_append(const char *path, const char *what)
@@ -37,7 +35,7 @@ open_append(const char *path, const char *what)
 
 	if ((fd = fd_above_stdio(open(path, O_WRONLY | O_CREAT | O_APPEND |
 	    O_CLOEXEC, 0666))) == -1)
-		err(EXIT_CANCELED, "%s %s", what, path);
+		err_safe(EXIT_CANCELED, true, "%s %s", what, path);
 	return fd;
 }
 
@@ -122,74 +120,78 @@ says(const struct log *lg, int v)
 	return lg->format != LOG_JSON && lg->verbosity >= v;
 }
 
-/* What starts a text line: the local time in a log file, then "retry: ". */
+/*
+ * What starts a text line: the local time in a log file, then "retry: ";
+ * the program's name is made visible too, since it comes from argv[0].
+ */
 static void
-line_start(const struct log *lg, char *buf, size_t len)
+line_start(const struct log *lg, struct strbuf *sb)
 {
 	char t[48];
 
-	*buf = '\0';
 	if (lg->stamp) {
 		format_local(t, sizeof(t), wall_now());
-		snprintf(buf, len, "%s ", t);
+		sb_printf(sb, "%s ", t);
 	}
-	strlcat(buf, getprogname(), len);
-	strlcat(buf, ": ", len);
-}
-
-static void __printflike(2, 3)
-text(struct log *lg, const char *fmt, ...)
-{
-	char line[LINE_MAX_LEN];
-	size_t n;
-	va_list ap;
-
-	line_start(lg, line, sizeof(line));
-	n = strlen(line);
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
-	va_end(ap);
-	strlcat(line, "\n", sizeof(line));
-	fd_write_all(lg->fd, line, strlen(line));
+	sb_visible(sb, getprogname());
+	sb_str(sb, ": ");
 }
 
 /*
- * Appends s to buf as workflow-command text: % CR and LF always escaped,
- * and in a property also the , and : that would end it.
+ * A text line.  Its values may hold outside text (an ERE, a path, a
+ * header's value), so the whole message is made visible, in one place.
  */
-static void
-gh_escape(char *buf, size_t len, const char *s, bool property)
+static void __printflike(2, 3)
+text(struct log *lg, const char *fmt, ...)
 {
-	char one[2] = "", esc[4];
-
-	for (; *s != '\0'; s++) {
-		if (*s == '%' || *s == '\r' || *s == '\n' ||
-		    (property && (*s == ',' || *s == ':'))) {
-			snprintf(esc, sizeof(esc), "%%%02X", (unsigned char)*s);
-			strlcat(buf, esc, len);
-		} else {
-			one[0] = *s;
-			strlcat(buf, one, len);
-		}
-	}
-}
-
-/* One GitHub Actions annotation: ::warning or ::error, titled "retry". */
-static void __printflike(3, 4)
-gh_annotate(struct log *lg, const char *command, const char *fmt, ...)
-{
-	char line[LINE_MAX_LEN], msg[LINE_MAX_LEN];
+	struct strbuf msg = { 0 }, line = { 0 };
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	sb_vprintf(&msg, fmt, ap);
 	va_end(ap);
-	snprintf(line, sizeof(line), "::%s title=", command);
-	gh_escape(line, sizeof(line) - 1, getprogname(), true);
-	strlcat(line, "::", sizeof(line) - 1);
-	gh_escape(line, sizeof(line) - 1, msg, false);
-	strlcat(line, "\n", sizeof(line));
-	fd_write_all(lg->fd, line, strlen(line));
+	line_start(lg, &line);
+	sb_visible(&line, sb_text(&msg));
+	sb_str(&line, "\n");
+	fd_write_all(lg->fd, line.s, line.len);
+	sb_free(&msg);
+	sb_free(&line);
+}
+
+/*
+ * One GitHub Actions annotation: ::warning or ::error, titled "retry".
+ * Escaped as workflow-command data, it stays one line whatever it holds.
+ */
+static void __printflike(3, 4)
+gh_annotate(struct log *lg, const char *command, const char *fmt, ...)
+{
+	struct strbuf msg = { 0 }, line = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	sb_printf(&line, "::%s title=", command);
+	sb_github(&line, getprogname(), true);
+	sb_str(&line, "::");
+	sb_github(&line, sb_text(&msg), false);
+	sb_str(&line, "\n");
+	fd_write_all(lg->fd, line.s, line.len);
+	sb_free(&msg);
+	sb_free(&line);
+}
+
+/* The outcome as text, of any length: it can hold a long ERE. */
+static char *
+outcome_text(const struct outcome *o)
+{
+	int n = format_outcome(NULL, 0, o);
+	char *s;
+
+	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
+		err(EXIT_CANCELED, NULL);
+	format_outcome(s, (size_t)n + 1, o);
+	return s;
 }
 
 /* The step's outputs, appended to $GITHUB_OUTPUT as the run ends. */
@@ -238,15 +240,16 @@ log_attempt_start(struct log *lg, long long k)
 void
 log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 {
-	char name[48], what[64], d[32];
+	char name[48], *what, d[32];
 
 	jsonlog_attempt_end(&lg->json, k, o);
 	if (!says(lg, 1))
 		return;
 	attempt_name(lg, k, name, sizeof(name));
-	format_outcome(what, sizeof(what), o);
+	what = outcome_text(o);
 	format_ms(d, sizeof(d), o->duration);
 	text(lg, "attempt %s ended after %ss: %s", name, d, what);
+	free(what);
 }
 
 /*
@@ -269,30 +272,41 @@ void
 log_retrying(struct log *lg, long long k, const struct outcome *o,
     nsec_t sleep, nsec_t window, const struct jitter *jitter)
 {
-	char name[48], what[64], d[32], start[64], ra[128] = "";
+	char name[48], *what, d[32];
+	struct strbuf ra = { 0 }, msg = { 0 };
 	nsec_t server = lg->server;
 
 	if (lg->retry_after != NULL)
-		snprintf(ra, sizeof(ra), " (Retry-After: %s)", lg->retry_after);
+		sb_printf(&ra, " (Retry-After: %s)", lg->retry_after);
 	log_server_delay(lg, NULL, -1);	/* for this sleep only */
 	jsonlog_sleep(&lg->json, k, sleep, window, jitter, server);
-	if (!says(lg, 0))
-		return;
-	attempt_name(lg, k, name, sizeof(name));
-	format_outcome(what, sizeof(what), o);
-	format_ms(d, sizeof(d), sleep);
-	if (lg->format == LOG_GITHUB) {
-		gh_annotate(lg, "warning", "attempt %s failed (%s), next in "
-		    "%ss%s", name, what, d, ra);
+	if (!says(lg, 0)) {
+		sb_free(&ra);
 		return;
 	}
-	snprintf(lg->status, sizeof(lg->status), "%s: attempt %s failed (%s)",
-	    getprogname(), name, what);
-	line_start(lg, start, sizeof(start));
-	snprintf(lg->plain, sizeof(lg->plain), "%sattempt %s failed (%s), "
-	    "next in %ss%s\n", start, name, what, d, ra);
-	if (!lg->countdown)
-		fd_write_all(lg->fd, lg->plain, strlen(lg->plain));
+	attempt_name(lg, k, name, sizeof(name));
+	what = outcome_text(o);
+	format_ms(d, sizeof(d), sleep);
+	if (lg->format == LOG_GITHUB)
+		gh_annotate(lg, "warning", "attempt %s failed (%s), next in "
+		    "%ss%s", name, what, d, sb_text(&ra));
+	else {
+		sb_free(&lg->status);
+		sb_free(&lg->plain);
+		sb_printf(&msg, "attempt %s failed (%s)", name, what);
+		sb_visible(&lg->status, getprogname());
+		sb_str(&lg->status, ": ");
+		sb_visible(&lg->status, sb_text(&msg));
+		sb_printf(&msg, ", next in %ss%s", d, sb_text(&ra));
+		line_start(lg, &lg->plain);
+		sb_visible(&lg->plain, sb_text(&msg));
+		sb_str(&lg->plain, "\n");
+		if (!lg->countdown)
+			fd_write_all(lg->fd, lg->plain.s, lg->plain.len);
+	}
+	free(what);
+	sb_free(&ra);
+	sb_free(&msg);
 }
 
 /* Whether the wait is to be shown by log_countdown() ticks. */
@@ -302,26 +316,94 @@ log_counts_down(const struct log *lg)
 	return lg->countdown;
 }
 
-/* Redraws the status line: the proc_sleep() tick on a terminal. */
+/* The columns that the UTF-8 text s takes: one for each character. */
+static size_t
+columns(const char *s, size_t n)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			c++;
+	return c;
+}
+
+/* The bytes of s that hold its first c characters. */
+static size_t
+bytes_of(const char *s, size_t c)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && c-- == 0)
+			break;
+	return i;
+}
+
+/*
+ * Appends the status to line in at most room columns: whole when it fits,
+ * else its start and its end around "...", else nothing.
+ */
+static void
+status_fit(struct strbuf *line, const struct strbuf *status, size_t room)
+{
+	const char *s = sb_text(status);
+	size_t cols = columns(s, status->len), head, tail, skip;
+
+	if (cols <= room) {
+		sb_add(line, s, status->len);
+		return;
+	}
+	if (room < 12)
+		return;
+	head = (room - 3 + 1) / 2;
+	tail = room - 3 - head;
+	sb_add(line, s, bytes_of(s, head));
+	sb_str(line, "...");
+	skip = bytes_of(s, cols - tail);
+	sb_add(line, s + skip, status->len - skip);
+}
+
+/*
+ * Redraws the status line: the proc_sleep() tick on a terminal.  The line
+ * must not wrap, or it could not be redrawn in place, and the time left
+ * is what matters: on a narrow terminal the status gives way first.  A
+ * terminal made narrower since the last tick may have wrapped the line
+ * drawn then: the rows it took are cleared first.
+ */
 void
 log_countdown(nsec_t left, void *arg)
 {
 	struct log *lg = arg;
+	struct strbuf line = { 0 }, vis = { 0 };
 	struct winsize ws;
-	char line[320];
-	size_t len;
-	int n;
+	char t[48];
+	size_t width = 80, tcols, rows;
 
+	if (ioctl(lg->fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		width = ws.ws_col;
 	/* Round up, so that the line never shows 0.0s while waiting. */
 	left = (left + 99999999) / 100000000;
-	n = snprintf(line, sizeof(line), "\r\033[K%s, next in %lld.%llds",
-	    lg->status, (long long)(left / 10), (long long)(left % 10));
-	len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
-	/* A line that wraps cannot be redrawn in place: cut it to fit. */
-	if (ioctl(lg->fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 &&
-	    len > 4 + (size_t)ws.ws_col - 1)
-		len = 4 + (size_t)ws.ws_col - 1;
-	fd_write_all(lg->fd, line, len);
+	snprintf(t, sizeof(t), "next in %lld.%llds", (long long)(left / 10),
+	    (long long)(left % 10));
+	tcols = strlen(t);
+	sb_str(&line, "\r\033[K");
+	for (rows = lg->drawn > 0 ? ((size_t)lg->drawn - 1) / width : 0;
+	    rows > 0; rows--)
+		sb_str(&line, "\033[A\r\033[K");
+	if (width - 1 >= tcols + 2 + 12 || width - 1 >=
+	    tcols + 2 + columns(sb_text(&lg->status), lg->status.len)) {
+		status_fit(&vis, &lg->status, width - 1 - tcols - 2);
+		sb_str(&vis, ", ");
+	}
+	if (tcols > width - 1)
+		tcols = width - 1;
+	sb_add(&vis, t, tcols);
+	lg->drawn = (int)columns(vis.s, vis.len);
+	sb_add(&line, vis.s, vis.len);
+	fd_write_all(lg->fd, line.s, line.len);
+	sb_free(&line);
+	sb_free(&vis);
 	lg->line_open = true;
 }
 
@@ -332,8 +414,9 @@ log_sleep_done(struct log *lg)
 		fd_write_all(lg->fd, "\r\033[K", 4);
 	/* Also after a sleep too short for a single redraw. */
 	if (lg->countdown)
-		fd_write_all(lg->fd, lg->plain, strlen(lg->plain));
+		fd_write_all(lg->fd, lg->plain.s, lg->plain.len);
 	lg->line_open = false;
+	lg->drawn = 0;
 }
 
 /*
@@ -345,44 +428,51 @@ void
 log_finish(struct log *lg, long long k, const struct outcome *o,
     const char *reason, int status, nsec_t elapsed)
 {
-	char name[48], what[64], d[32], why[96];
+	struct strbuf why = { 0 };
+	char name[48], *what, d[32];
 
 	jsonlog_summary(&lg->json, k, elapsed, status,
 	    reason != NULL ? reason : "success");
 	gh_outputs(lg, k, status);
 	if (!says(lg, 0))
 		return;
-	format_outcome(what, sizeof(what), o);
+	what = outcome_text(o);
 	format_ms(d, sizeof(d), elapsed);
 	if (reason != NULL) {
-		snprintf(why, sizeof(why), status != outcome_status(o) ?
-		    "%s; exiting %d" : "%s", reason, status);
+		sb_str(&why, reason);
+		if (status != outcome_status(o))
+			sb_printf(&why, "; exiting %d", status);
 		if (lg->format == LOG_GITHUB)
 			gh_annotate(lg, "error", "giving up after %lld attempt%s "
-			    "in %ss: %s (%s)", k, k == 1 ? "" : "s", d, what, why);
+			    "in %ss: %s (%s)", k, k == 1 ? "" : "s", d, what,
+			    sb_text(&why));
 		else
 			text(lg, "giving up after %lld attempt%s in %ss: %s (%s)",
-			    k, k == 1 ? "" : "s", d, what, why);
+			    k, k == 1 ? "" : "s", d, what, sb_text(&why));
 	} else if (says(lg, 1) || k > 1) {
 		attempt_name(lg, k, name, sizeof(name));
 		text(lg, "succeeded on attempt %s after %ss", name, d);
 	}
+	free(what);
+	sb_free(&why);
 }
 
 /* Something of attempt k that only -v reports, such as an ignored field. */
 void
 log_note(struct log *lg, long long k, const char *fmt, ...)
 {
-	char msg[256], name[48];
+	struct strbuf msg = { 0 };
+	char name[48];
 	va_list ap;
 
 	if (!says(lg, 1))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	sb_vprintf(&msg, fmt, ap);
 	va_end(ap);
 	attempt_name(lg, k, name, sizeof(name));
-	text(lg, "attempt %s: %s", name, msg);
+	text(lg, "attempt %s: %s", name, sb_text(&msg));
+	sb_free(&msg);
 }
 
 /*

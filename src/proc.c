@@ -117,6 +117,7 @@ pass_on(const struct sigstate *ss, pid_t pid)
 
 struct watch {
 	pid_t	pid;
+	pid_t	group;		/* the group a hook leads, 0: none */
 	nsec_t	limit;		/* timeout or deadline, 0: none */
 	nsec_t	kill_at;	/* when to send SIGKILL, 0: not yet */
 	bool	expired;
@@ -175,6 +176,24 @@ await_leftovers(const struct sigstate *ss, int sig, nsec_t kill_at)
 	return stop;
 }
 
+/*
+ * signal_attempt(), and for a hook, which leads a process group of its
+ * own, its whole group too: the timeout ends all of the hook.
+ */
+static size_t
+signal_watched(const struct sigstate *ss, const struct watch *w, int sig,
+    bool cont)
+{
+	size_t count = signal_attempt(ss, w->pid, sig, cont);
+
+	if (w->group > 0 && kill(-w->group, sig) == 0) {
+		count++;
+		if (cont)
+			kill(-w->group, SIGCONT);
+	}
+	return count;
+}
+
 static void
 escalate_later(struct watch *w, const struct config *cfg, nsec_t now)
 {
@@ -192,7 +211,7 @@ watch_step(const struct sigstate *ss, struct watch *w,
 	pass_on(ss, w->pid);
 	if (!w->expired && w->limit != 0 && now >= w->limit) {
 		w->expired = true;
-		signal_attempt(ss, w->pid, cfg->timeout_signal,
+		signal_watched(ss, w, cfg->timeout_signal,
 		    cfg->timeout_signal != SIGKILL);
 		if (cfg->timeout_signal == SIGKILL)
 			w->killed = true;
@@ -201,7 +220,7 @@ watch_step(const struct sigstate *ss, struct watch *w,
 	}
 	if (w->kill_at != 0 && now >= w->kill_at) {
 		/* Only a KILL that reached something was needed. */
-		if (signal_attempt(ss, w->pid, SIGKILL, false) > 0)
+		if (signal_watched(ss, w, SIGKILL, false) > 0)
 			w->killed = true;
 		w->kill_at = 0;
 	}
@@ -332,6 +351,7 @@ proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
 		o->duration = mono_now() - start;
 		return;
 	}
+	w.group = io->own_group ? w.pid : 0;
 	w.limit = cfg->timeout != 0 ? nsec_add(start, cfg->timeout) : 0;
 	if (deadline != 0 && (w.limit == 0 || deadline <= w.limit)) {
 		w.limit = deadline;

@@ -141,7 +141,8 @@ struct run {
 static _Noreturn void
 usage_error(const char *msg)
 {
-	errx(EXIT_CANCELED, "%s; try '%s --help'", msg, getprogname());
+	err_safe(EXIT_CANCELED, false, "%s; try '%s --help'", msg,
+	    getprogname());
 }
 
 static void
@@ -304,11 +305,11 @@ cannot_run(const struct run *r, const struct outcome *o)
 	const char *cmd = r->cfg->argv[0];
 
 	if (o->error == ENOENT && spawn_first_part_runs(cmd))
-		warnx("cannot run %s: %s (the command is not run through a "
+		warnx_safe("cannot run %s: %s (the command is not run through a "
 		    "shell: give it and its arguments as separate words)", cmd,
 		    strerror(o->error));
 	else
-		warnx("cannot run %s: %s", cmd, strerror(o->error));
+		warnx_safe("cannot run %s: %s", cmd, strerror(o->error));
 }
 
 /* --http: the head the attempt saved, its status into o. */
@@ -339,6 +340,7 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
 	spools_begin(r->spools, &io, r->matcher == NULL);
 	io.err = -1;
+	io.own_group = false;
 	io.pump[1] = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
 	if (r->matcher != NULL)
 		matcher_begin(r->matcher, spools_held_fd(r->spools), &io,

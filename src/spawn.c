@@ -84,6 +84,9 @@ child_main(void *arg)
 	if (getppid() != c->ss->self)
 		_exit(EXIT_CANCELED);
 #endif
+	/* A hook's background jobs are no attempt's leftovers. */
+	if (c->io->own_group)
+		setpgid(0, 0);
 	move_fd(c->io->in, STDIN_FILENO);
 	move_fd(c->io->out, STDOUT_FILENO);
 	move_fd(c->io->err, STDERR_FILENO);

@@ -297,3 +297,50 @@ tmux_screen() {
 	[[ ${lines[5]} =~ ^$(gave_up 2 7)$ ]]
 	run -1 env LC_ALL=C grep -q '[[:cntrl:]]' "$WORK/err"
 }
+
+# The screen of the tmux pane, wrapped lines joined, blank lines dropped,
+# in the array shown.  (A resize makes tmux rewrap the screen and push
+# rows into its history, where no redraw can reach them: only the screen
+# is looked at.)
+pane_lines() {
+	mapfile -t shown < <(tmux -S "$WORK/tmux.sock" capture-pane -p -J |
+	    sed -e 's/[[:space:]]*$//' -e '/^$/d')
+}
+
+# The screen shows at most "out 1" and then a status line that ends with
+# the time left, its start matching $1: nothing of an earlier one.
+counting_down() {
+	pane_lines
+	((${#shown[@]} == 1)) || { ((${#shown[@]} == 2)) &&
+	    [[ ${shown[0]} == "out 1" ]]; } || return 1
+	[[ ${shown[-1]} =~ $1"next in "[0-9]+\.[0-9]s$ ]]
+}
+
+# Issue 19 item 17.
+@test "in a narrow terminal, the time left stays visible, and a resize redraws cleanly" {
+	require_tool tmux
+	command_file "$WORK/pane" "$RETRY" -n 2 -b 3 -j none \
+	    sh -c 'echo "out $RETRY_ATTEMPT"; exit 22'
+	printf 'echo "rc=$?"\nexec sleep 60\n' >>"$WORK/pane"
+	tmux -S "$WORK/tmux.sock" -f /dev/null new-session -d -x 40 \
+	    -y 20 "$WORK/pane" 3>&-
+	# 40 columns: the middle of the status gives way, not the time.
+	poll_until 5 counting_down '^retry: atte\.\.\.d \(exit 22\), '
+	[ "${#shown[@]}" -eq 2 ]
+	((${#shown[1]} <= 39))
+	# Narrower: the line drawn at 40 columns wrapped; none of it may
+	# stay on the screen.
+	tmux -S "$WORK/tmux.sock" resize-window -x 30
+	poll_until 5 counting_down '^retry:\.\.\.it 22\), '
+	((${#shown[-1]} <= 29))
+	# Too narrow for any of the status: the time alone.
+	tmux -S "$WORK/tmux.sock" resize-window -x 16
+	poll_until 5 counting_down '^'
+	tmux -S "$WORK/tmux.sock" resize-window -x 80
+	poll_until 10 pane_over
+	pane_lines
+	[ "${shown[-4]}" = "retry: attempt 1/2 failed (exit 22), next in 3.000s" ]
+	[ "${shown[-3]}" = "out 2" ]
+	[[ ${shown[-2]} =~ ^$(gave_up 2 22)$ ]]
+	[ "${shown[-1]}" = "rc=22" ]
+}

@@ -296,3 +296,28 @@ deadline_in_hook() {
 		expect_stderr "retry: invalid --$hook '': empty command; try 'retry --help'"
 	done
 }
+
+@test "hooks with stderr closed: the run goes on and exits as the attempt did" {
+	run -3 --separate-stderr sh -c 'exec "$@" 2>&-' sh "$PROC_RETRY" -n 3 -b 0 \
+	    --on-retry='echo "hook $RETRY_ATTEMPT" >>"$WORK/hooks"; echo lost' \
+	    --on-give-up='echo "give-up $RETRY_ATTEMPT" >>"$WORK/hooks"' \
+	    -- sh -c 'echo "$RETRY_ATTEMPT" >>"$WORK/attempts"; exit 3'
+	expect_stderr
+	[ "$(cat "$WORK/attempts")" = $'1\n2\n3' ]
+	[ "$(cat "$WORK/hooks")" = $'hook 1\nhook 2\ngive-up 3' ]
+}
+
+# Issue 19 item 13.
+@test "a hook's background job is the hook's: not cleared as an attempt's leftover" {
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 \
+	    --on-retry='[ "$RETRY_ATTEMPT" = 1 ] &&
+	        { sleep "$MARK" >/dev/null 2>&1 & echo $! >"$WORK/job"; }; :' \
+	    -- sh -c 'pgrep -f -x "$1" >"$2/seen.$RETRY_ATTEMPT"; exit 1' \
+	    sh "$MARK_RE" "$WORK"
+	expect_stderr "$(failed 1 3 "exit 1")" "$(failed 2 3 "exit 1")" \
+	    "retry: giving up after 3 attempts in Ts: exit 1 (no attempts left)"
+	[ ! -s "$WORK/seen.1" ]
+	[ "$(<"$WORK/seen.2")" = "$(<"$WORK/job")" ]
+	[ "$(<"$WORK/seen.3")" = "$(<"$WORK/job")" ]
+	kill -0 "$(<"$WORK/job")"
+}

@@ -308,3 +308,54 @@ retry: succeeded on attempt 1/3 after Ts" ]
 	[ "$(untimed "$(sed -n 2p "$WORK/err")")" = \
 	    "retry: stopped by TERM after attempt 1/3 in Ts" ]
 }
+
+# Issue 19 item 7: text from outside is escaped for the format in force.
+@test "github: a command name cannot start a workflow command" {
+	gh_run 127 -n 1 -- $'nosuch\n::error::pwned%'
+	same_bytes "$WORK/err" "\
+retry: cannot run nosuch\\n::error::pwned%: No such file or directory
+::error title=retry::giving up after 1 attempt in Ts: exit 127 (not retried)
+"
+}
+
+@test "github: an ERE in an annotation stays data" {
+	gh_run 1 -n 2 -b 0 -j none --retry-if-output=$'x|%0A::error::pwned|\e\\[2J' \
+	    -- sh -c 'echo x; exit 1'
+	same_bytes "$WORK/err" "\
+::warning title=retry::attempt 1/2 failed (exit 1, output matched 'x|%250A::error::pwned|\\e\\[2J'), next in 0.000s
+::error title=retry::giving up after 2 attempts in Ts: exit 1, output matched 'x|%250A::error::pwned|\\e\\[2J' (no attempts left)
+"
+}
+
+@test "json: a command name and an ERE with control characters and bad UTF-8 stay JSON strings" {
+	run -1 --separate-stderr "$RETRY" --log-format=json -n 2 -b 0 \
+	    --retry-if-output=$'x|"}\e|\xff' -- sh -c $'echo x; exit 1 # \e"\n'
+	[ "$output" = $'x\nx' ]
+	printf '%s\n' "$stderr" >"$WORK/json"
+	jq_true "$WORK/json" 'map(select(.event == "attempt_end") |
+	    .output_matched) == ["x|\"}\u001b|\ufffd", "x|\"}\u001b|\ufffd"]
+	    and (.[0].command[2] == "echo x; exit 1 # \u001b\"\n")'
+}
+
+# Issue 19 item 9: no fixed buffer cuts an event short.
+@test "--json-log: an attempt_end with a long ERE is whole, and every line parses" {
+	local ere
+	ere="needle|$(printf 'a%.0s' {1..400})"
+	run -1 --separate-stderr "$RETRY" --json-log="$WORK/json" -n 2 -b 0 \
+	    --retry-if-output="$ere" -- sh -c 'echo needle; exit 1'
+	[ "$output" = $'needle\nneedle' ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[[ ${stderr_lines[0]} == "retry: attempt 1/2 failed (exit 1, output matched '$ere'), next in 0.000s" ]]
+	run -0 --separate-stderr python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    json.loads(line)' "$WORK/json"
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr jq -se --arg ere "$ere" \
+	    'map(.event) == ["start", "attempt_start", "attempt_end", "sleep",
+	    "attempt_start", "attempt_end", "summary"] and
+	    (map(select(.event == "attempt_end") | .output_matched) ==
+	    [$ere, $ere])' "$WORK/json"
+	[ "$stderr" = "" ]
+	[ "$output" = "true" ]
+}

@@ -158,3 +158,17 @@ out 2" ]
 	[ "${stderr_lines[1]}" = \
 	    "retry: cannot run retry-no-such-command: No such file or directory" ]
 }
+
+# Issue 19 item 7: no control character of outside text reaches stderr.
+@test "text from outside is shown with visible escapes, never raw control characters" {
+	run -127 --separate-stderr "$RETRY" -n 1 $'bad\e[2Jname\r\x9b'
+	[ "${stderr_lines[0]}" = \
+	    'retry: cannot run bad\e[2Jname\r\x9b: No such file or directory' ]
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
+	    --retry-if-output=$'x|\e\\]0;title\a' -- sh -c 'echo x; exit 1'
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/2 failed (exit 1, output matched 'x|\\e\\]0;title\\x07'), next in 0.000s" ]
+	run -125 --separate-stderr "$RETRY" -b $'1\e[31m' true
+	[ "$stderr" = \
+	    "retry: invalid --base '1\\e[31m': unknown unit (use ns, us, ms, s, m, h or d); try 'retry --help'" ]
+}

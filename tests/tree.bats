@@ -219,3 +219,28 @@ retry: succeeded on attempt 2/2 after Ts" ]
 retry: succeeded on attempt 2/3 after Ts" ]
 	wait_markers_gone
 }
+
+# Issue 19 item 11: a process whose main thread has exited while another
+# thread runs shows a zombie leader, yet lives.  helpers/zombie-leader
+# writes the running thread's id to the file it is given.
+ZOMBIE_LEADER=$ROOT/tests/helpers/zombie-leader
+
+@test "before a retry, a leftover whose main thread exited is gone" {
+	run -0 --separate-stderr "$RETRY" -n 2 -b 1ms -j none -k 50ms \
+	    -- sh -c 'if [ "$RETRY_ATTEMPT" = 1 ]; then "$1" "$2/tid" &
+	        until [ -s "$2/tid" ]; do sleep 0.01; done; exit 1; fi
+	    if [ -d "/proc/$(cat "$2/tid")" ]; then echo alive; else echo gone
+	    fi >"$2/left"' sh "$ZOMBIE_LEADER" "$WORK"
+	[ "$(untimed "$stderr")" = "retry: attempt 1/2 failed (exit 1), next in 0.001s
+retry: succeeded on attempt 2/2 after Ts" ]
+	[ "$(<"$WORK/left")" = "gone" ]
+}
+
+@test "a timeout leaves nothing of a process whose main thread exited" {
+	run -124 --separate-stderr "$RETRY" -n 1 -t 1s -k 50ms \
+	    -- sh -c '"$1" "$2/tid" & until [ -s "$2/tid" ]; do sleep 0.01
+	    done; exec sleep "$3"' sh "$ZOMBIE_LEADER" "$WORK" "$MARK"
+	[ "$(untimed "$stderr")" = "retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]
+	[ -s "$WORK/tid" ]
+	[ ! -d "/proc/$(<"$WORK/tid")" ]
+}
