@@ -106,6 +106,13 @@ matcher_open(const struct config *cfg, char *msg, size_t len)
 			err(EXIT_CANCELED, NULL);
 		for (i = 0; i < cfg->noutput[k]; i++) {
 			m->rules[k][i].text = cfg->output[k][i];
+			/* Lines are matched one at a time: none has one. */
+			if (strchr(cfg->output[k][i], '\n') != NULL) {
+				snprintf(msg, len, "invalid --%s: an ERE "
+				    "cannot contain a newline", names[k]);
+				matcher_free(m);
+				return NULL;
+			}
 			rc = regcomp(&m->rules[k][i].re, cfg->output[k][i],
 			    REG_EXTENDED | REG_NEWLINE);
 			if (rc != 0) {

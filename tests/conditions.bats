@@ -364,6 +364,18 @@ long_line() {
 	done
 }
 
+# Issue 19, item 14: lines are matched one at a time, so an ERE with a
+# newline once matched across two lines, only when one read held both.
+@test "an ERE with a newline is a usage error, for each kind" {
+	local kind
+	for kind in success stop retry; do
+		run -125 --separate-stderr "$RETRY" -n 2 -b 0 \
+		    "--$kind-if-output=a"$'\n'"b" -- printf 'a\nb\n'
+		[ "$output" = "" ]
+		expect_stderr "retry: invalid --$kind-if-output: an ERE cannot contain a newline; try 'retry --help'"
+	done
+}
+
 @test "each kind of condition may be given 16 times, not 17" {
 	local i opts=()
 	for ((i = 1; i <= 16; i++)); do
