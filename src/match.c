@@ -22,7 +22,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#ifdef HAVE_TRE
+#include <tre/regex.h>	/* linear in the line: see bench/regex.c */
+#else
 #include <regex.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
