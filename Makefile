@@ -46,18 +46,6 @@ HIREDIS_A  = pkg-config --exists hiredis && for a in \
 HIREDIS_CFLAGS = `$(HIREDIS_A) && echo -DHAVE_HIREDIS \
 		 $$(pkg-config --cflags hiredis)`
 HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
-# TRE, for output conditions: its regexec() takes time linear in the
-# line, where glibc's can take seconds on one 64 KiB line (bench/regex.c,
-# bench/results.md).  Linked statically where its archive is installed,
-# so a run without a condition loads nothing more; without it the libc's
-# matcher serves.
-TRE_A	   = pkg-config --exists tre && for a in \
-	     "$$(pkg-config --variable=libdir tre)/libtre.a" \
-	     "$$($(CC) -print-file-name=libtre.a)"; do \
-	     test -f "$$a" && break; done && test -f "$$a"
-TRE_CFLAGS = `$(TRE_A) && echo -DHAVE_TRE \
-	     $$(pkg-config --cflags-only-I tre)`
-TRE_LIBS   = `$(TRE_A) && echo "$$a"`
 
 SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
 	  src/outcomes.c src/format.c src/spool.c src/proc.c src/spawn.c \
@@ -83,8 +71,8 @@ all: retry
 retry: $(SRCS) $(HDRS)
 	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
 	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) \
-	    $(TRE_CFLAGS) $(OPTIMIZE) $(CFLAGS) -o retry $(SRCS) $(LDFLAGS) \
-	    $(BSD_LIBS) $(HIREDIS_LIBS) $(TRE_LIBS)
+	    $(OPTIMIZE) $(CFLAGS) -o retry $(SRCS) $(LDFLAGS) $(BSD_LIBS) \
+	    $(HIREDIS_LIBS)
 
 tests/helpers/wstatus: tests/helpers/wstatus.c
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \

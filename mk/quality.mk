@@ -19,7 +19,7 @@ QUALITY_CC	?= clang
 SAN_FLAGS	= -fsanitize=address,undefined -fno-omit-frame-pointer \
 		  -fno-sanitize-recover=all
 QUALITY_BUILD	= $(QUALITY_CC) $(WARN) -Werror $(ALL_CPPFLAGS) $(BSD_CFLAGS) \
-		  $(HIREDIS_CFLAGS) $(TRE_CFLAGS)
+		  $(HIREDIS_CFLAGS)
 # Every source file but the one with main(), for the fuzz harnesses.
 LIB_SRCS	= $(filter-out src/retry.c,$(SRCS))
 
@@ -27,7 +27,7 @@ LIB_SRCS	= $(filter-out src/retry.c,$(SRCS))
 build/asan/retry: $(SRCS) $(HDRS)
 	@mkdir -p $(@D)
 	$(QUALITY_BUILD) -g -O1 $(SAN_FLAGS) -o $@ $(SRCS) $(BSD_LIBS) \
-	    $(HIREDIS_LIBS) $(TRE_LIBS)
+	    $(HIREDIS_LIBS)
 
 build/asan/quality-canary: tests/helpers/quality-canary.c
 	@mkdir -p $(@D)
@@ -61,9 +61,8 @@ VALGRIND_TESTS	?= $(wildcard tests/messages.bats tests/dryrun.bats \
 
 build/valgrind/retry: $(SRCS) $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) \
-	    $(TRE_CFLAGS) -g -O1 \
-	    -o $@ $(SRCS) $(BSD_LIBS) $(HIREDIS_LIBS) $(TRE_LIBS)
+	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) -g -O1 \
+	    -o $@ $(SRCS) $(BSD_LIBS) $(HIREDIS_LIBS)
 
 build/valgrind/quality-canary: tests/helpers/quality-canary.c
 	@mkdir -p $(@D)
@@ -88,7 +87,7 @@ FUZZ_JOBS	?= 2
 build/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 	@mkdir -p $(@D)
 	$(QUALITY_BUILD) -Isrc -g -O1 -fsanitize=fuzzer $(SAN_FLAGS) \
-	    -o $@ $< $(LIB_SRCS) $(BSD_LIBS) $(HIREDIS_LIBS) $(TRE_LIBS)
+	    -o $@ $< $(LIB_SRCS) $(BSD_LIBS) $(HIREDIS_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -135,7 +134,7 @@ analyze-cppcheck:
 
 analyze-tidy:
 	sh build-aux/analyze.sh tidy $(SRCS) -- -std=c11 $(ALL_CPPFLAGS) \
-	    $(BSD_CFLAGS) $(HIREDIS_CFLAGS) $(TRE_CFLAGS)
+	    $(BSD_CFLAGS) $(HIREDIS_CFLAGS)
 
 # Every shell script, found afresh each time: see build-aux/analyze.sh.
 analyze-shellcheck:
@@ -146,9 +145,8 @@ analyze-werror:
 	for cc in gcc clang; do \
 		echo "$$cc -Werror"; \
 		$$cc $(WERROR_WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) \
-		    $(HIREDIS_CFLAGS) $(TRE_CFLAGS) -O2 -g \
-		    -o build/werror/retry-$$cc \
-		    $(SRCS) $(BSD_LIBS) $(HIREDIS_LIBS) $(TRE_LIBS) || exit 1; \
+		    $(HIREDIS_CFLAGS) -O2 -g -o build/werror/retry-$$cc \
+		    $(SRCS) $(BSD_LIBS) $(HIREDIS_LIBS) || exit 1; \
 	done
 
 quality: analyze check-sanitize check-valgrind fuzz-ci

@@ -413,48 +413,61 @@ long_line() {
 	[[ $(<"$WORK/err") == pipe:* ]]
 }
 
-# ---- issue 19: matching never holds up timers, signals or the loop -----
+# ---- issue 19: a stalled terminal never holds up the loop -------------
 
-# $WORK/lines N: prints N lines of 64 KiB of 'a', the longest retry
-# matches, then writes $WORK/printed and sleeps.  No line matches 'a.*b',
-# so a matcher must look at every byte; glibc's regexec() takes seconds a
-# line on it.
-lines_then_sleep() {
-	cat > "$WORK/lines" <<-'EOF2'
-	#!/bin/sh
-	i=0
-	while [ "$i" -lt "$1" ]; do
-		head -c 65536 /dev/zero | tr '\0' a
-		echo
-		i=$((i + 1))
-	done
-	echo printed > "$WORK/printed"
-	[ "$2" = sleep ] && exec sleep 30
-	exit 0
-	EOF2
-	chmod +x "$WORK/lines"
+# stalled_tty WSTATUS-ARGS...: runs wstatus with stdout on a terminal (a
+# pty) whose master nobody reads, as under Ctrl-S or a stalled ssh, and
+# which is full before retry starts: any write to it would block.
+stalled_tty() {
+	python3 -c 'import errno, os, pty, sys
+m, s = pty.openpty()
+os.set_inheritable(m, True)
+fill = os.open(os.ttyname(s), os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+try:
+    while True:
+        os.write(fill, b"x" * 4096)
+except BlockingIOError:
+    pass
+os.close(fill)
+os.dup2(s, 1)
+os.execvp(sys.argv[1], sys.argv[1:])' "$WSTATUS" "$@"
 }
 
-@test "a 64 KiB line against 'a.*b' leaves -t to the command" {
-	lines_then_sleep
-	run -0 --separate-stderr "$RETRY" -n 2 -b 0 -t 1 \
-	    --retry-if-output='a.*b' -- "$WORK/lines" 1
-	[ "${#output}" -eq 65536 ]
-	[ "$stderr" = "" ]
-}
+# 64 KiB + 1 fit the pipe (64 KiB) only once retry has read from it:
+# $WORK/done then says that retry holds output for the full terminal.
+FILL_TTY=(sh -c 'head -c 65537 /dev/zero; echo > "$0"; exec sleep 30')
 
-@test "TERM ends retry while it matches 20 lines of 64 KiB" {
+@test "-t is enforced while the terminal stalls the output" {
 	local pid rc=0 bg
-	lines_then_sleep
-	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 5 \
-	    --retry-if-output='a.*b' --retry-if-output='(a|aa)*c' -- \
-	    "$WORK/lines" 20 sleep > /dev/null 2> "$WORK/err" 3>&- &
+	require_tool python3
+	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -t 200ms \
+	    -k 100ms --retry-if-output=x -- "${FILL_TTY[@]}" "$WORK/done" \
+	    2> "$WORK/err" 3>&- &
 	bg=$!
-	wait_for_file "$WORK/printed"
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	wait_gone "$pid" 5 || rc=$?
+	[ "$rc" -eq 0 ] || kill -KILL "$pid"
+	wait "$bg"
+	[ "$rc" -eq 0 ]
+	[ -s "$WORK/done" ]
+	[ "$(cat "$WORK/ws")" = "exit 124" ]
+	[ "$(untimed "$(cat "$WORK/err")")" = "retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]
+}
+
+@test "TERM ends retry while the terminal stalls the output" {
+	local pid rc=0 bg
+	require_tool python3
+	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 5 \
+	    --retry-if-output=x -- "${FILL_TTY[@]}" "$WORK/done" \
+	    2> "$WORK/err" 3>&- &
+	bg=$!
+	wait_for_file "$WORK/done"
 	wait_for_file "$WORK/pid"
 	pid=$(cat "$WORK/pid")
 	kill -TERM "$pid"
 	wait_gone "$pid" 5 || rc=$?
+	[ "$rc" -eq 0 ] || kill -KILL "$pid"
 	wait "$bg"
 	[ "$rc" -eq 0 ]
 	[ "$(cat "$WORK/ws")" = "signal 15" ]
