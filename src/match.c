@@ -10,8 +10,8 @@
  * Without a condition nothing here runs, and the command writes to
  * retry's own descriptors directly.
  *
- * Writes never block retry for long: into a pipe retry writes only what
- * ppoll() said fits, and a reader that went away makes retry close the
+ * Writes never block retry: into a pipe retry writes only what ppoll()
+ * said fits, a terminal it opens anew without blocking, and a reader that went away makes retry close the
  * command's end of that stream, so that the command meets the same end
  * of its pipe as it would have without retry.
  */
@@ -49,6 +49,8 @@ struct stream {
 	int	 dst;		/* where the bytes go */
 	bool	 dst_pipe;	/* a pipe: tee(2) into it, never blocking */
 	bool	 dst_sock;	/* a socket: send(2) without blocking */
+	bool	 dst_own;	/* dst is retry's own non-blocking open */
+	bool	 dst_file;	/* a file or /dev/null: writes never block */
 	bool	 full;		/* dst had no room at the last try */
 	off_t	 at;		/* the offset in dst, when it is the held file */
 	bool	 held;
@@ -68,6 +70,16 @@ struct matcher {
 	const char	*found_text;
 };
 
+/* Closes the terminal that stream_begin() opened for itself, if any. */
+static void
+stream_close_dst(struct stream *s)
+{
+	if (s->dst_own) {
+		close(s->dst);
+		s->dst_own = false;
+	}
+}
+
 void
 matcher_free(struct matcher *m)
 {
@@ -80,6 +92,8 @@ matcher_free(struct matcher *m)
 			regfree(&m->rules[k][i].re);
 		free(m->rules[k]);
 	}
+	stream_close_dst(&m->out);
+	stream_close_dst(&m->err);
 	free(m->out.buf);
 	free(m->out.block);
 	free(m->err.buf);
@@ -111,6 +125,13 @@ matcher_open(const struct config *cfg, char *msg, size_t len)
 			err(EXIT_CANCELED, NULL);
 		for (i = 0; i < cfg->noutput[k]; i++) {
 			m->rules[k][i].text = cfg->output[k][i];
+			/* Lines are matched one at a time: none has one. */
+			if (strchr(cfg->output[k][i], '\n') != NULL) {
+				snprintf(msg, len, "invalid --%s: an ERE "
+				    "cannot contain a newline", names[k]);
+				matcher_free(m);
+				return NULL;
+			}
 			rc = regcomp(&m->rules[k][i].re, cfg->output[k][i],
 			    REG_EXTENDED | REG_NEWLINE);
 			if (rc != 0) {
@@ -234,10 +255,11 @@ stream_orphan(struct stream *s)
 }
 
 /*
- * Writes what it can of the buffer: all of it into a file or a terminal,
- * what fits into a socket, at most PIPE_BUF bytes into a pipe where there
- * is no tee(2), which ppoll()'s POLLOUT promises room for.  Returns 0, or
- * the errno of a held file that is full.
+ * Writes what it can of the buffer: all of it into a file, what fits into
+ * a socket or retry's own non-blocking open of a terminal, at most
+ * PIPE_BUF bytes into a pipe where there is no tee(2) (or a terminal that
+ * could not be opened anew), which ppoll()'s POLLOUT promises room for.
+ * Returns 0, or the errno of a held file that is full.
  */
 static int
 stream_write(struct stream *s)
@@ -245,8 +267,9 @@ stream_write(struct stream *s)
 	size_t n = s->tail - s->head;
 	ssize_t w;
 
-	if (s->dst_pipe && n > PIPE_BUF)
-		n = PIPE_BUF;
+	if (!s->held && !s->dst_sock && !s->dst_own && !s->dst_file &&
+	    n > PIPE_BUF)
+		n = PIPE_BUF;	/* after POLLOUT, a pipe takes that much */
 	if (s->held)
 		w = pwrite(s->dst, s->buf + s->head, n, s->at);
 	else if (s->dst_sock)
@@ -276,8 +299,10 @@ stream_read(struct matcher *m, struct stream *s)
 		scan_bytes(m, s, s->buf, (size_t)n);
 		s->head = 0;
 		s->tail = (size_t)n;
-		/* Into a pipe (no tee(2) here) only once poll() saw room. */
-		return s->dst_pipe ? 0 : stream_write(s);
+		/* Elsewhere the loop waits for POLLOUT: no write blocks. */
+		if (s->held || s->dst_sock || s->dst_own || s->dst_file)
+			return stream_write(s);
+		return 0;
 	}
 	if (n == 0 || (errno != EAGAIN && errno != EINTR))
 		stream_eof(m, s);
@@ -390,6 +415,28 @@ pump_done(void *arg)
 	    m->out.tail == m->out.head && m->err.tail == m->err.head;
 }
 
+/*
+ * A terminal that nobody reads (Ctrl-S, a stalled ssh) would block a
+ * write(2) and with it the loop, the timeout and the stop signals.  Its
+ * descriptor is shared with the caller, so it cannot be made non-blocking
+ * in place: retry opens the terminal anew, non-blocking, for itself.
+ * Where that fails, writes wait for POLLOUT and take PIPE_BUF at most.
+ */
+static void
+stream_open_tty(struct stream *s)
+{
+	const char *name;
+	int fd;
+
+	if (!isatty(s->dst) || (name = ttyname(s->dst)) == NULL)
+		return;
+	fd = open(name, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1)
+		return;
+	s->dst = fd;
+	s->dst_own = true;
+}
+
 static int
 stream_begin(struct stream *s, int dst, bool held)
 {
@@ -402,14 +449,19 @@ stream_begin(struct stream *s, int dst, bool held)
 	if (fd_pipe(p) == -1)
 		err(EXIT_CANCELED, "pipe");
 	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	stream_close_dst(s);
 	s->src = p[0];
 	s->dst = dst;
 	s->held = held;
-	s->dst_pipe = s->dst_sock = s->full = false;
+	s->dst_pipe = s->dst_sock = s->dst_file = s->full = false;
 	if (!held && fstat(dst, &st) == 0) {
 		s->dst_pipe = S_ISFIFO(st.st_mode);
 		s->dst_sock = S_ISSOCK(st.st_mode);
+		s->dst_file = S_ISREG(st.st_mode) ||
+		    (S_ISCHR(st.st_mode) && !isatty(dst));
 	}
+	if (!held && !s->dst_pipe && !s->dst_sock && !s->dst_file)
+		stream_open_tty(s);
 	s->at = 0;
 	s->head = s->tail = s->len = s->start = 0;
 	s->cut = false;

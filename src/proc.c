@@ -284,7 +284,9 @@ pumps_done(const struct io_pump *pump)
 /*
  * Waits for the command, servicing the pumps, until it is reaped and its
  * output is complete; returns its wait status.  The limit bounds both:
- * once it passed and no KILL is to follow, the output is taken as it is.
+ * once it passed and no KILL is to follow, the output is taken as it is;
+ * once a stop signal came and the command is reaped, what is ready is
+ * passed on and a stalled reader is not waited for.
  * A pump that fails kills the attempt first, then reports.
  */
 static int
@@ -293,6 +295,8 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
 {
 	struct pollfd fds[MAX_POLL_FDS];
 	int nfds, count[ATTEMPT_PUMPS], status = 0, failed = 0, error = 0;
+	int ready;
+	bool stopping;
 
 	for (;;) {
 		/* Only a SIGCHLD, taken in ppoll(), can mean it ended. */
@@ -303,9 +307,14 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
 		if (w->pid == 0 && (failed != 0 || pumps_done(pump) ||
 		    (w->expired && w->kill_at == 0)))
 			break;
+		/* After a stop, what is ready is passed on; nothing waits. */
+		stopping = w->pid == 0 && signals_stop() != 0;
 		nfds = failed == 0 ? pumps_fds(pump, fds, count) : 0;
-		if (signals_wait(ss, fds, nfds, earliest(w->expired ? 0 :
-		    w->limit, w->kill_at)) > 0 && nfds > 0 &&
+		ready = signals_wait(ss, fds, nfds, stopping ? mono_now() :
+		    earliest(w->expired ? 0 : w->limit, w->kill_at));
+		if (ready <= 0 && stopping)
+			break;
+		if (ready > 0 && nfds > 0 &&
 		    (failed = pumps_service(pump, fds, count, &error)) != 0)
 			signal_attempt(ss, w->pid, SIGKILL, false);
 	}

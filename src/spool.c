@@ -262,12 +262,19 @@ stdin_finish(struct stdin_spool *sp)
 	sp->wfd = -1;
 }
 
-/* Sends spooled bytes until the pipe is full; false if it is closed. */
+/*
+ * Sends spooled bytes until the pipe is full; false if it is closed.
+ * With nothing to send it learns nothing about room in the pipe, and
+ * leaves writable alone: a tee(2) that found the pipe full must wait for
+ * POLLOUT, not spin on a stdin that stays readable.
+ */
 static bool
 send_spooled(struct stdin_spool *sp)
 {
 	ssize_t n;
 
+	if (sp->sent == sp->len)
+		return true;
 	while (sp->sent < sp->len) {
 		n = send_file(sp->file, &sp->sent, sp->wfd,
 		    (size_t)(sp->len - sp->sent));
@@ -376,7 +383,8 @@ feed_service(struct stdin_spool *sp, const struct pollfd *pfd)
 	} else if (pfd->revents & (POLLERR | POLLNVAL)) {
 		stdin_finish(sp);	/* the attempt closed its stdin */
 		return 0;
-	}
+	} else
+		sp->writable = true;	/* POLLOUT: the pipe has room */
 	if (!send_spooled(sp))
 		stdin_finish(sp);
 	return 0;

@@ -720,3 +720,19 @@ $(retried_lines 2)" ]
 abc" ]
 	[ "$stderr" = "" ]
 }
+
+# Issue 19, item 1: a tee(2) that finds the attempt's pipe full once made
+# retry poll a stdin that stays readable, at 100% of a core.  The attempt
+# reads its parent's (retry's) CPU time from /proc after 1.5 s of not
+# reading: 0.2 s is a generous bound on a resource, not a speed.
+@test "-I costs no CPU while the attempt does not read a busy pipe" {
+	local ticks
+	require_tool getconf
+	[ -r /proc/self/stat ] || skip "no /proc"
+	run -0 --separate-stderr sh -c 'yes | "$1" -I -n1 -- sh -c \
+	    "sleep 1.5; cat /proc/\$PPID/stat"' sh "$RETRY"
+	[ "$stderr" = "" ]
+	ticks=$(printf '%s\n' "$output" | sed 's/.*) //' | cut -d' ' -f12,13)
+	[ "$(( ${ticks% *} + ${ticks#* } ))" -lt \
+	    "$(( $(getconf CLK_TCK) / 5 ))" ]
+}
