@@ -40,20 +40,26 @@ guard_off(struct guard *g, const char *why)
 }
 
 static void
-guard_open(struct guard *g, const struct guard_spec *spec, const char *what)
+guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
+    const struct sigstate *ss)
 {
-	char why[256];
+	char why[PATH_MAX_GUARD + 128];
 	bool v6 = strchr(spec->host, ':') != NULL;
 
 	memset(g, 0, sizeof(*g));
 	g->spec = spec;
 	g->what = what;
+	g->ss = ss;
 	g->fd = -1;
 	if (spec->name[0] == '\0')
 		return;
 	if (spec->host[0] == '\0') {
-		statefile_open(g);
-		g->on = true;
+		/* A state no one can trust must not stop the command. */
+		if (statefile_open(g, why, sizeof(why)))
+			g->on = true;
+		else
+			warnx("%s: going on without %s '%s'", why, what,
+			    spec->name);
 		return;
 	}
 	snprintf(g->where, sizeof(g->where), "redis://%s%s%s:%d/%s",
@@ -73,46 +79,64 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what)
  * budget.c's to add.
  */
 void
-guards_open(struct guards *gs, const struct config *cfg)
+guards_open(struct guards *gs, const struct config *cfg,
+    const struct sigstate *ss)
 {
 	memset(gs, 0, sizeof(*gs));
-	guard_open(&gs->budget, &cfg->budget, "retry budget");
-	guard_open(&gs->breaker, &cfg->breaker, "circuit breaker");
+	guard_open(&gs->budget, &cfg->budget, "retry budget", ss);
+	guard_open(&gs->breaker, &cfg->breaker, "circuit breaker", ss);
 	gs->lease = cfg->max_time > PROBE_LEASE_MIN ? cfg->max_time :
 	    PROBE_LEASE_MIN;
 }
 
 /* --- the local file -------------------------------------------------- */
 
-/* Locks g's file and reads its record: false (and g off) if it failed. */
+/*
+ * Locks g's file and reads its record: false (and g off) if it failed.
+ * A stop signal during the wait for the lock turns the guard off without
+ * a word: the run is about to end anyway.
+ */
 static bool
 record_load(struct guard *g, struct guard_record *r)
 {
-	char buf[RECORD_MAX];
+	char buf[RECORD_MAX], why[64];
 	ssize_t n;
 
 	if ((n = statefile_begin(g, buf, sizeof(buf))) == -1) {
-		guard_off(g, strerror(errno));
+		if (errno == EINTR)
+			g->on = false;
+		else if (errno == ETIMEDOUT) {
+			snprintf(why, sizeof(why), "still locked after %d ms",
+			    LOCK_WAIT_MS);
+			guard_off(g, why);
+		} else
+			guard_off(g, strerror(errno));
 		return false;
 	}
 	record_init(r);
-	if (n > 0 && !record_parse(buf, (size_t)n, r)) {
-		warnx("state file %s held no valid record: starting afresh",
-		    g->where);
+	g->corrupt = n > 0 && !record_parse(buf, (size_t)n, r);
+	if (g->corrupt)
 		record_init(r);
-	}
 	return true;
 }
 
-/* Writes r back and unlocks g's file. */
+/*
+ * Writes r back and unlocks g's file; only then says what went wrong,
+ * since a write to a stderr that blocks must not hold up the others.
+ */
 static void
 record_store(struct guard *g, const struct guard_record *r)
 {
 	char buf[RECORD_MAX];
-	int n;
+	int n, rc;
 
 	n = record_format(buf, sizeof(buf), r);
-	if (statefile_commit(g, buf, (size_t)n) == -1)
+	rc = statefile_commit(g, buf, (size_t)n);
+	if (g->corrupt)
+		warnx("state file %s held no valid record: starting afresh",
+		    g->where);
+	g->corrupt = false;
+	if (rc == -1)
 		guard_off(g, strerror(errno));
 }
 

@@ -446,6 +446,8 @@ struct guard {
 	bool		 on;		/* given, and its store answers */
 	int		 fd;		/* the local state file, or -1 */
 	bool		 flocked;	/* locked with flock(2), not OFD */
+	bool		 corrupt;	/* the record read was not valid */
+	const struct sigstate *ss;	/* whose stop signals end a wait */
 	struct redis	*redis;		/* or the Redis connection */
 	char		 where[PATH_MAX_GUARD];	/* the file or the URL */
 };
@@ -455,7 +457,8 @@ struct guards {
 	uint32_t	 probe;		/* this run is the breaker's probe */
 	nsec_t		 lease;		/* how long a probe's claim lasts */
 };
-void		 guards_open(struct guards *, const struct config *);
+void		 guards_open(struct guards *, const struct config *,
+		    const struct sigstate *);
 bool		 guards_admit(struct guards *, nsec_t *);
 bool		 guards_attempt(struct guards *, bool);
 void		 guards_end(struct guards *, enum run_end);
@@ -501,7 +504,8 @@ extern const char guard_lua_sha1[];
  * statefile.c: the local store, one small file per NAME in a directory
  * of the user's own, read and written under an exclusive lock.
  */
-void		 statefile_open(struct guard *);
+#define LOCK_WAIT_MS	1000	/* the longest wait for a state file's lock */
+bool		 statefile_open(struct guard *, char *, size_t);
 ssize_t		 statefile_begin(struct guard *, char *, size_t);
 int		 statefile_commit(struct guard *, const char *, size_t);
 

@@ -511,7 +511,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	r->envp = env_with(environ, (char *[]){ r->env_attempt, max_env,
 	    r->env_prev, r->env_prev_http }, 4, 4);
 	r->spools = spools_open(cfg->replay_stdin, cfg->hold_stdout);
-	guards_open(&r->guards, cfg);
+	guards_open(&r->guards, cfg, &r->sigs);
 	snprintf(r->exhausted, sizeof(r->exhausted),
 	    "retry budget '%s' exhausted", cfg->budget.name);
 }
@@ -557,11 +557,12 @@ main(int argc, char *argv[])
 		exit(EXIT_TEMPFAIL);
 	}
 	run.t0 = mono_now();
-	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.sigs,
-	    nsec_add(run.t0, backoff_splay(&run.backoff)), NULL,
+	/* Without a splay, a sleep of 0: a stop that came already counts. */
+	if ((sig = proc_sleep(&run.sigs, nsec_add(run.t0,
+	    cfg.sched.splay > 0 ? backoff_splay(&run.backoff) : 0), NULL,
 	    NULL)) != 0) {
 		guards_end(&run.guards, RUN_STOPPED);
-		log_stopped(&run.log, 0, true, sig, 128 + sig,
+		log_stopped(&run.log, 0, cfg.sched.splay > 0, sig, 128 + sig,
 		    mono_now() - run.t0);
 		die_by_signal(sig);
 	}
