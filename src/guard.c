@@ -68,9 +68,13 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
 		errx(EXIT_CANCELED, "%s: this retry was built without Redis "
 		    "support (hiredis)", g->where);
 	g->on = true;
-	if ((g->redis = redis_open(spec->host, spec->port, why,
-	    sizeof(why))) == NULL)
-		guard_off(g, why);
+	if ((g->redis = redis_open(spec->host, spec->port, ss, why,
+	    sizeof(why))) == NULL) {
+		if (signals_stop() != 0 && strcmp(why, "stopped") == 0)
+			g->on = false;	/* the run is about to end */
+		else
+			guard_off(g, why);
+	}
 }
 
 /*
@@ -155,6 +159,10 @@ redis_op(struct guard *g, struct redis_call *call, int nargs)
 	call->nargs = nargs;
 	if (redis_eval(g->redis, call) && call->nout >= 1)
 		return true;
+	if (signals_stop() != 0 && strcmp(call->why, "stopped") == 0) {
+		g->on = false;	/* the run is about to end */
+		return false;
+	}
 	guard_off(g, call->why[0] != '\0' ? call->why : "unexpected reply");
 	return false;
 }

@@ -522,7 +522,8 @@ struct redis_call {
 	char		 why[256];	/* what went wrong */
 };
 bool		 redis_built_in(void);
-struct redis	*redis_open(const char *, int, char *, size_t);
+struct redis	*redis_open(const char *, int, const struct sigstate *,
+		    char *, size_t);
 bool		 redis_eval(struct redis *, struct redis_call *);
 
 /* clock.c: the clocks: monotonic, boot time, wall. */

@@ -159,3 +159,74 @@ rcli() {
 	[ "${stderr_lines[0]}" = "retry: $URL/api: no answer within 500 ms: going on without retry budget 'api'" ]
 	giving_up "${stderr_lines[2]}" 2 "exit 1" "no attempts left"
 }
+
+# --- hostile peers (issue 19, item 2) -----------------------------------
+
+# peer MODE: starts helpers/guard-peer in MODE; PEER_URL, PEER_PID.
+peer() {
+	require_tool python3
+	"$ROOT/tests/helpers/guard-peer" "$1" "$WORK" 3>&- &
+	PEER_PID=$!
+	wait_for_file "$WORK/port"
+	PEER_URL=redis://127.0.0.1:$(cat "$WORK/port")
+}
+
+teardown() {
+	if [[ -n ${PEER_PID-} ]]; then
+		kill "$PEER_PID" 2>/dev/null
+		wait "$PEER_PID" 2>/dev/null || true
+	fi
+}
+
+# hostile MODE REASON: against the peer in MODE, a budget costs one
+# warning with REASON, in bounded time (the KILL after 20 s would give
+# 137) and bounded memory (max RSS under 256 MiB, room for valgrind; a
+# plain build stays under 4 MiB), and the run goes on.
+hostile() {
+	peer "$1"
+	run -1 --separate-stderr /usr/bin/time -f %M -o "$WORK/rss" \
+	    timeout -s KILL 20 "$RETRY" -n 2 -b 0 -j none \
+	    --budget="$PEER_URL/api,tokens=1" -- false
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "${stderr_lines[0]}" = "retry: $PEER_URL/api: $2: going on without retry budget 'api'" ]
+	[ "${stderr_lines[1]}" = \
+	    "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
+	giving_up "${stderr_lines[2]}" 2 "exit 1" "no attempts left"
+	(($(tail -n 1 "$WORK/rss") < 262144))
+}
+
+@test "a peer that trickles its reply costs the limit after half a second" {
+	hostile trickle "no answer within 500 ms"
+}
+
+@test "a peer that announces a 1 GB string costs the limit, not the memory" {
+	hostile huge "reply larger than 4096 bytes"
+}
+
+@test "a peer that announces a billion elements costs the limit, not the memory" {
+	hostile array "reply larger than 4096 bytes"
+}
+
+@test "a peer that accepts and says nothing costs the limit after half a second" {
+	hostile silent "no answer within 500 ms"
+}
+
+@test "a peer that closes in the middle of a reply costs the limit" {
+	hostile close "connection closed by the server"
+}
+
+@test "a stop signal ends the wait for a trickling peer, before attempt 1" {
+	local pid rc=0
+	peer trickle
+	"$RETRY" --breaker="$PEER_URL/job" -- touch "$WORK/ran" \
+	    2>"$WORK/err" 3>&- &
+	pid=$!
+	wait_for_file "$WORK/accepted"
+	kill -TERM "$pid"
+	# Were TERM left pending, the watchdog's KILL would end it: 137.
+	(sleep 10 && kill -KILL "$pid" 2>/dev/null) 3>&- &
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	[ ! -e "$WORK/ran" ]
+	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
+}
