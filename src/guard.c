@@ -14,6 +14,7 @@
  * breaker must never be the reason that a command does not run when the
  * dependency it protects is fine.
  */
+#include <ctype.h>
 #include <err.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -96,6 +97,34 @@ guards_open(struct guards *gs, const struct config *cfg,
 /* --- the local file -------------------------------------------------- */
 
 /*
+ * This boot's id as a number (Linux's boot_id, its first 60 bits), or 0
+ * where the kernel has none: the record's times are on this boot's
+ * clock only.
+ */
+static long long
+boot_id(void)
+{
+	long long id = 0;
+	char buf[64], *p;
+	int digits = 0;
+	FILE *f;
+
+	if ((f = fopen("/proc/sys/kernel/random/boot_id", "re")) == NULL)
+		return id;
+	if (fgets(buf, sizeof(buf), f) != NULL) {
+		for (p = buf; *p != '\0' && digits < 15; p++) {
+			if (!isxdigit((unsigned char)*p))
+				continue;
+			id = id * 16 + (isdigit((unsigned char)*p) ? *p - '0' :
+			    tolower((unsigned char)*p) - 'a' + 10);
+			digits++;
+		}
+	}
+	fclose(f);
+	return id;
+}
+
+/*
  * Locks g's file and reads its record: false (and g off) if it failed.
  * A stop signal during the wait for the lock turns the guard off without
  * a word: the run is about to end anyway.
@@ -121,6 +150,7 @@ record_load(struct guard *g, struct guard_record *r)
 	g->corrupt = n > 0 && !record_parse(buf, (size_t)n, r);
 	if (g->corrupt)
 		record_init(r);
+	record_rebase(r, boot_id(), boot_now());
 	return true;
 }
 
@@ -129,11 +159,12 @@ record_load(struct guard *g, struct guard_record *r)
  * since a write to a stderr that blocks must not hold up the others.
  */
 static void
-record_store(struct guard *g, const struct guard_record *r)
+record_store(struct guard *g, struct guard_record *r)
 {
 	char buf[RECORD_MAX];
 	int n, rc;
 
+	record_stamp(r, boot_id());
 	n = record_format(buf, sizeof(buf), r);
 	rc = statefile_commit(g, buf, (size_t)n);
 	if (g->corrupt)

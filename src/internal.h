@@ -479,6 +479,7 @@ struct guard_record {
 	nsec_t		 until;		/* open: next probe; probing: lease end */
 	nsec_t		 cooldown;	/* the current cooldown, when open */
 	uint32_t	 probe;		/* the probing run's id */
+	long long	 boot;		/* the boot whose clock until is on; 0 */
 };
 enum admit {
 	ADMIT_RUN,
@@ -490,6 +491,8 @@ enum admit {
 void		 record_init(struct guard_record *);
 bool		 record_parse(const char *, size_t, struct guard_record *);
 int		 record_format(char *, size_t, const struct guard_record *);
+void		 record_rebase(struct guard_record *, long long, nsec_t);
+void		 record_stamp(struct guard_record *, long long);
 bool		 budget_attempt(struct guard_record *, const struct guard_spec *,
 		    bool);
 nsec_t		 breaker_cap(const struct guard_spec *);
