@@ -79,10 +79,28 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
 }
 
 /*
- * The probe's claim lasts a minute, or --max-time if longer: time for an
- * ordinary run to end and report; the cooldown, if longer still, is
- * budget.c's to add.
+ * How long the probe's claim lasts: as long as the probe can run, where
+ * that is known (--max-time; or a number of attempts that each have a
+ * --timeout, with their sleeps at most twice the cap), and at least a
+ * minute, time for an ordinary run to end and report.  The cooldown, if
+ * longer still, is budget.c's to add.
  */
+static nsec_t
+probe_lease(const struct config *cfg)
+{
+	const struct schedule *s = &cfg->sched;
+	nsec_t per, n = cfg->attempts, longest = 0;
+
+	if (cfg->max_time > 0)
+		longest = cfg->max_time;
+	else if (n > 0 && cfg->timeout > 0 && cfg->kill_after != NSEC_INF) {
+		per = nsec_add(nsec_add(cfg->timeout, cfg->kill_after),
+		    nsec_add(s->cap, s->cap));
+		longest = per > DURATION_MAX / n ? DURATION_MAX : per * n;
+	}
+	return longest > PROBE_LEASE_MIN ? longest : PROBE_LEASE_MIN;
+}
+
 void
 guards_open(struct guards *gs, const struct config *cfg,
     const struct sigstate *ss)
@@ -90,8 +108,7 @@ guards_open(struct guards *gs, const struct config *cfg,
 	memset(gs, 0, sizeof(*gs));
 	guard_open(&gs->budget, &cfg->budget, "retry budget", ss);
 	guard_open(&gs->breaker, &cfg->breaker, "circuit breaker", ss);
-	gs->lease = cfg->max_time > PROBE_LEASE_MIN ? cfg->max_time :
-	    PROBE_LEASE_MIN;
+	gs->lease = probe_lease(cfg);
 }
 
 /* --- the local file -------------------------------------------------- */

@@ -552,10 +552,6 @@ main(int argc, char *argv[])
 		return dry_run(&cfg);
 	}
 	setup_run(&run, &cfg, max_env, matcher);
-	if (!guards_admit(&run.guards, &wait)) {
-		log_breaker_open(&run.log, cfg.breaker.name, wait);
-		exit(EXIT_TEMPFAIL);
-	}
 	run.t0 = mono_now();
 	/* Without a splay, a sleep of 0: a stop that came already counts. */
 	if ((sig = proc_sleep(&run.sigs, nsec_add(run.t0,
@@ -565,6 +561,11 @@ main(int argc, char *argv[])
 		log_stopped(&run.log, 0, cfg.sched.splay > 0, sig, 128 + sig,
 		    mono_now() - run.t0);
 		die_by_signal(sig);
+	}
+	/* The probe's claim starts when the probe does: after the splay. */
+	if (!guards_admit(&run.guards, &wait)) {
+		log_breaker_open(&run.log, cfg.breaker.name, wait);
+		exit(EXIT_TEMPFAIL);
 	}
 	run.t0 = mono_now();
 	if (cfg.max_time != 0)
