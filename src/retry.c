@@ -516,6 +516,15 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    "retry budget '%s' exhausted", cfg->budget.name);
 }
 
+/* A stop signal came before attempt 1: the run ends before it. */
+static _Noreturn void
+stop_before_start(struct run *r, bool splay, int sig)
+{
+	guards_end(&r->guards, RUN_STOPPED);
+	log_stopped(&r->log, 0, splay, sig, 128 + sig, mono_now() - r->t0);
+	die_by_signal(sig);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -556,17 +565,16 @@ main(int argc, char *argv[])
 	/* Without a splay, a sleep of 0: a stop that came already counts. */
 	if ((sig = proc_sleep(&run.sigs, nsec_add(run.t0,
 	    cfg.sched.splay > 0 ? backoff_splay(&run.backoff) : 0), NULL,
-	    NULL)) != 0) {
-		guards_end(&run.guards, RUN_STOPPED);
-		log_stopped(&run.log, 0, cfg.sched.splay > 0, sig, 128 + sig,
-		    mono_now() - run.t0);
-		die_by_signal(sig);
-	}
+	    NULL)) != 0)
+		stop_before_start(&run, cfg.sched.splay > 0, sig);
 	/* The probe's claim starts when the probe does: after the splay. */
 	if (!guards_admit(&run.guards, &wait)) {
 		log_breaker_open(&run.log, cfg.breaker.name, wait);
 		exit(EXIT_TEMPFAIL);
 	}
+	/* A stop may have ended the breaker's wait for its store. */
+	if ((sig = proc_sleep(&run.sigs, mono_now(), NULL, NULL)) != 0)
+		stop_before_start(&run, cfg.sched.splay > 0, sig);
 	run.t0 = mono_now();
 	if (cfg.max_time != 0)
 		run.deadline = nsec_add(run.t0, cfg.max_time);
