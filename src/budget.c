@@ -350,6 +350,8 @@ const char guard_lua[] =
 "    kv[#kv + 1] = string.format('%.0f', r[n])\n"
 "  end\n"
 "  redis.call('HSET', key, unpack(kv))\n"
+"  -- a day untouched, longer than any cooldown: the key goes\n"
+"  redis.call('PEXPIRE', key, 86400000)\n"
 "end\n"
 "local function open(cooldown)\n"
 "  r.state, r.cooldown, r['until'] = 1, cooldown, now + cooldown\n"
@@ -396,4 +398,4 @@ const char guard_lua[] =
 "  return {1}\n"
 "end\n"
 "return redis.error_reply('retry: unknown operation ' .. tostring(op))\n";
-const char guard_lua_sha1[] = "ec21600031f3fd4791a4e168648b0cbb9fc78194";
+const char guard_lua_sha1[] = "f60eb029583808359fd583e807addde16585fc29";

@@ -230,3 +230,14 @@ hostile() {
 	[ ! -e "$WORK/ran" ]
 	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
 }
+
+@test "a key that nothing touched for a day expires" {
+	run -0 --separate-stderr "$RETRY" --budget="$URL/api" \
+	    --breaker="$URL/job" -- true
+	[ -z "$stderr" ]
+	local ttl
+	for key in retry:api retry:job; do
+		ttl=$(rcli PTTL "$key")
+		((ttl > 86000000 && ttl <= 86400000))
+	done
+}
