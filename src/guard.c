@@ -45,6 +45,7 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
     const struct sigstate *ss)
 {
 	char why[PATH_MAX_GUARD + 128];
+	const char *pass;
 	bool v6 = strchr(spec->host, ':') != NULL;
 
 	memset(g, 0, sizeof(*g));
@@ -63,14 +64,24 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
 			    spec->name);
 		return;
 	}
-	snprintf(g->where, sizeof(g->where), "redis://%s%s%s:%d/%s",
-	    v6 ? "[" : "", spec->host, v6 ? "]" : "", spec->port, spec->name);
+	snprintf(g->where, sizeof(g->where), "redis://%s%s%s%s%s:%d/%s",
+	    spec->user, *spec->user != '\0' ? "@" : "", v6 ? "[" : "",
+	    spec->host, v6 ? "]" : "", spec->port, spec->name);
 	if (!redis_built_in())
 		errx(EXIT_CANCELED, "%s: this retry was built without Redis "
 		    "support (hiredis)", g->where);
 	g->on = true;
 	if ((g->redis = redis_open(spec->host, spec->port, ss, why,
 	    sizeof(why))) == NULL) {
+		if (signals_stop() != 0 && strcmp(why, "stopped") == 0)
+			g->on = false;	/* the run is about to end */
+		else
+			guard_off(g, why);
+	} else if ((pass = getenv("REDISCLI_AUTH")) != NULL ||
+	    *spec->user != '\0') {
+		if (redis_auth(g->redis, spec->user, pass != NULL ? pass :
+		    "", why, sizeof(why)))
+			return;
 		if (signals_stop() != 0 && strcmp(why, "stopped") == 0)
 			g->on = false;	/* the run is about to end */
 		else

@@ -112,6 +112,7 @@ enum match_kind {
 struct guard_spec {
 	char		name[GUARD_NAME_MAX + 1];	/* empty: not given */
 	char		host[GUARD_HOST_MAX + 1];	/* empty: local */
+	char		user[GUARD_NAME_MAX + 1];	/* Redis ACL user, or "" */
 	int		port;
 	long long	tokens;		/* budget: the bucket's size */
 	long long	ratio;		/* budget: milli-tokens per success */
@@ -526,6 +527,8 @@ struct redis_call {
 };
 bool		 redis_built_in(void);
 struct redis	*redis_open(const char *, int, const struct sigstate *,
+		    char *, size_t);
+bool		 redis_auth(struct redis *, const char *, const char *,
 		    char *, size_t);
 bool		 redis_eval(struct redis *, struct redis_call *);
 

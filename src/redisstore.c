@@ -334,6 +334,34 @@ load_script(struct redis *r, struct redis_call *call)
 	return ok;
 }
 
+/*
+ * AUTH [user] password, in an exchange of its own: true, or false with
+ * why.  The password comes from the environment, as redis-cli's does,
+ * so that it never shows in a command line.
+ */
+bool
+redis_auth(struct redis *r, const char *user, const char *password,
+    char *why, size_t len)
+{
+	const char *argv[] = { "AUTH", user, password };
+	redisReply *reply;
+	bool ok;
+
+	start_exchange(r);
+	if (*user == '\0')
+		reply = command(r, 2, (const char *[]){ "AUTH", password },
+		    why, len);
+	else
+		reply = command(r, 3, argv, why, len);
+	if (reply == NULL)
+		return false;
+	if (!(ok = reply->type == REDIS_REPLY_STATUS))
+		snprintf(why, len, "AUTH: %s", reply->type ==
+		    REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
+	freeReplyObject(reply);
+	return ok;
+}
+
 /* Runs call's script on its key: true with call->out, or call->why. */
 bool
 redis_eval(struct redis *r, struct redis_call *call)
@@ -371,6 +399,17 @@ redis_open(const char *host, int port, const struct sigstate *ss, char *why,
 	(void)ss;
 	snprintf(why, len, "built without Redis support");
 	return NULL;
+}
+
+bool
+redis_auth(struct redis *r, const char *user, const char *password,
+    char *why, size_t len)
+{
+	(void)r;
+	(void)user;
+	(void)password;
+	snprintf(why, len, "built without Redis support");
+	return false;
 }
 
 bool

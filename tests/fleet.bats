@@ -172,10 +172,11 @@ peer() {
 }
 
 teardown() {
-	if [[ -n ${PEER_PID-} ]]; then
-		kill "$PEER_PID" 2>/dev/null
-		wait "$PEER_PID" 2>/dev/null || true
-	fi
+	local pid
+	for pid in ${PEER_PID-} ${AUTH_PID-}; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null || true
+	done
 }
 
 # hostile MODE REASON: against the peer in MODE, a budget costs one
@@ -240,4 +241,71 @@ hostile() {
 		ttl=$(rcli PTTL "$key")
 		((ttl > 86000000 && ttl <= 86400000))
 	done
+}
+
+# --- AUTH (issue 21) -------------------------------------------------------
+
+# Starts a second server that needs a password (s3cret), with an ACL user
+# alice (wonder): AUTH_PORT, AUTH_PID.
+start_auth_redis() {
+	local j
+	AUTH_PORT=$((REDIS_PORT + 1))
+	printf '%s\n' "port $AUTH_PORT" "bind 127.0.0.1" "save ''" \
+	    "requirepass s3cret" "user alice on >wonder ~retry:* +@all" \
+	    >"$WORK/redis.conf"
+	redis-server "$WORK/redis.conf" >"$WORK/redis-auth.log" 2>&1 3>&- &
+	AUTH_PID=$!
+	for ((j = 0; j < 1000; j++)); do
+		REDISCLI_AUTH=s3cret redis-cli -p "$AUTH_PORT" ping 2>/dev/null |
+		    grep -q PONG && return 0
+		sleep 0.01
+	done
+	cat "$WORK/redis-auth.log" >&2
+	return 1
+}
+
+stop_auth_redis() {
+	kill "$AUTH_PID" 2>/dev/null
+	wait "$AUTH_PID" 2>/dev/null || true
+}
+
+@test "REDISCLI_AUTH gives the password; a wrong one or none costs the limit" {
+	start_auth_redis
+	local u=redis://127.0.0.1:$AUTH_PORT
+	run -0 --separate-stderr env REDISCLI_AUTH=s3cret "$RETRY" \
+	    --budget="$u/api" -- true
+	[ -z "$stderr" ]
+	run -0 --separate-stderr env REDISCLI_AUTH=wonder "$RETRY" \
+	    --budget="redis://alice@127.0.0.1:$AUTH_PORT/api" -- true
+	[ -z "$stderr" ]
+	run -0 --separate-stderr env REDISCLI_AUTH=wrong "$RETRY" \
+	    --budget="$u/api" -- true
+	[ "$stderr" = "retry: $u/api: AUTH: WRONGPASS invalid username-password pair or user is disabled.: going on without retry budget 'api'" ]
+	run -0 --separate-stderr env REDISCLI_AUTH=wrong "$RETRY" \
+	    --budget="redis://alice@127.0.0.1:$AUTH_PORT/api" -- true
+	[ "$stderr" = "retry: redis://alice@127.0.0.1:$AUTH_PORT/api: AUTH: WRONGPASS invalid username-password pair or user is disabled.: going on without retry budget 'api'" ]
+	run -0 --separate-stderr env -u REDISCLI_AUTH "$RETRY" \
+	    --budget="$u/api" -- true
+	[ "$stderr" = "retry: $u/api: NOAUTH Authentication required.: going on without retry budget 'api'" ]
+	# The run with the right password did update the key.
+	[ "$(REDISCLI_AUTH=s3cret redis-cli -p "$AUTH_PORT" EXISTS retry:api)" = 1 ]
+	stop_auth_redis
+}
+
+@test "a password in the URL is refused at once" {
+	run -125 --separate-stderr "$RETRY" \
+	    --budget=redis://alice:wonder@127.0.0.1/api -- touch "$WORK/ran"
+	[ ! -e "$WORK/ran" ]
+	[ "$stderr" = "retry: invalid --budget 'redis://alice:wonder@127.0.0.1/api': a password in the URL would show in ps(1): put it in REDISCLI_AUTH; try 'retry --help'" ]
+}
+
+@test "the password shows in no command line, retry's or the command's" {
+	start_auth_redis
+	run -0 --separate-stderr env REDISCLI_AUTH=s3cret "$RETRY" \
+	    --budget="redis://127.0.0.1:$AUTH_PORT/api" -- sh -c \
+	    'cat /proc/$PPID/cmdline /proc/$$/cmdline | tr "\0" " "'
+	stop_auth_redis
+	[ -z "$stderr" ]
+	[[ $output == *"--budget=redis://127.0.0.1:$AUTH_PORT/api"* ]]
+	[[ $output != *s3cret* ]]
 }
