@@ -98,7 +98,7 @@ static const char help_text[] =
 "  -I, --replay-stdin        give every attempt the same standard input\n"
 "  -O, --hold-stdout         pass on only the final attempt's stdout\n"
 "\n"
-"Shared limits (NAME, or redis://HOST[:PORT]/NAME for a fleet):\n"
+"Shared limits (NAME, or redis://[USER@]HOST[:PORT]/NAME for a fleet):\n"
 "      --budget=SPEC         NAME[,tokens=N][,ratio=R]: one retry budget\n"
 "                            for every retry that names it       [none; 100, 0.1]\n"
 "      --breaker=SPEC        NAME[,failures=N][,cooldown=DURATION]: no runs\n"
