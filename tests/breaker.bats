@@ -230,7 +230,7 @@ probe_until_it_runs() {
 open_record() {
 	local now
 	now=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_BOOTTIME))')
-	mkdir -p -m 700 "$STATE"
+	[ -d "$STATE" ] || mkdir -m 700 "$STATE"
 	(umask 077 && printf 'retry-state 1 tokens=full breaker=open failures=3 until=%s cooldown=1800000000000 probe=0 boot=%s\n' \
 	    $((now + 1800000000000)) "$1" >"$STATE/job")
 }
@@ -259,7 +259,7 @@ open_record() {
 	require_tool python3
 	local now until
 	now=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_BOOTTIME))')
-	mkdir -p -m 700 "$STATE"
+	[ -d "$STATE" ] || mkdir -m 700 "$STATE"
 	# Open, its cooldown over: the next run probes.
 	(umask 077 && printf 'retry-state 1 tokens=full breaker=open failures=3 until=%s cooldown=1000000000 probe=0\n' \
 	    $((now - 1000000000)) >"$STATE/job")
@@ -277,7 +277,7 @@ open_record() {
 	require_tool python3
 	local now until
 	now=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_BOOTTIME))')
-	mkdir -p -m 700 "$STATE"
+	[ -d "$STATE" ] || mkdir -m 700 "$STATE"
 	(umask 077 && printf 'retry-state 1 tokens=full breaker=open failures=3 until=%s cooldown=1000000000 probe=0\n' \
 	    $((now - 1000000000)) >"$STATE/job")
 	# 10 attempts of at most 100 s (and 10 s to kill), sleeps of at most

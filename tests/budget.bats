@@ -140,8 +140,8 @@ goes_without() {
 	mkdir "$WORK/ro"
 	mount -t tmpfs -o ro,size=64k tmpfs "$WORK/ro" ||
 	    needs "cannot mount a tmpfs here"
-	XDG_RUNTIME_DIR=$WORK/ro
-	run -0 --separate-stderr "$RETRY" --budget=api --breaker=api \
+	run -0 --separate-stderr env XDG_RUNTIME_DIR="$WORK/ro" \
+	    "$RETRY" --budget=api --breaker=api \
 	    -- touch "$WORK/ran"
 	umount "$WORK/ro"
 	[ "${stderr_lines[0]}" = "retry: state directory $WORK/ro/retry:\
@@ -207,7 +207,7 @@ guest_setup() {
 # POSIX record lock, which conflicts with retry's OFD lock) until
 # $WORK/done exists.
 hold_lock() {
-	mkdir -p -m 700 "$STATE"
+	[ -d "$STATE" ] || mkdir -m 700 "$STATE"
 	install -m 600 /dev/null "$STATE/api"
 	python3 -c '
 import fcntl, os, sys, time
