@@ -52,12 +52,16 @@ record_format(char *buf, size_t len, const struct guard_record *r)
 {
 	char tokens[24] = "full";
 
+	char boot[32] = "";
+
 	if (r->tokens >= 0)
 		snprintf(tokens, sizeof(tokens), "%lld", r->tokens);
+	if (r->boot != 0)
+		snprintf(boot, sizeof(boot), " boot=%lld", r->boot);
 	return snprintf(buf, len, RECORD_MAGIC " tokens=%s breaker=%s "
 	    "failures=%lld until=%" PRId64 " cooldown=%" PRId64
-	    " probe=%" PRIu32 "\n", tokens, state_names[r->state],
-	    r->failures, r->until, r->cooldown, r->probe);
+	    " probe=%" PRIu32 "%s\n", tokens, state_names[r->state],
+	    r->failures, r->until, r->cooldown, r->probe, boot);
 }
 
 /*
@@ -122,7 +126,7 @@ record_parse(const char *buf, size_t len, struct guard_record *r)
 	static const char *const full[] = { "full" };
 	char text[RECORD_MAX + 1];
 	const char *s = text;
-	long long tokens, failures, until, cooldown, probe;
+	long long tokens, failures, until, cooldown, probe, boot;
 	int state, word;
 
 	if (len >= sizeof(text) || memchr(buf, '\0', len) != NULL)
@@ -140,8 +144,12 @@ record_parse(const char *buf, size_t len, struct guard_record *r)
 	    !field_number(&s, "failures", LLONG_MAX, &failures) ||
 	    !field_number(&s, "until", INT64_MAX, &until) ||
 	    !field_number(&s, "cooldown", INT64_MAX, &cooldown) ||
-	    !field_number(&s, "probe", UINT32_MAX, &probe) ||
-	    strcmp(s, "\n") != 0)
+	    !field_number(&s, "probe", UINT32_MAX, &probe))
+		return false;
+	/* No boot: a record of a retry that did not know the boot's id. */
+	boot = 0;
+	if (strcmp(s, "\n") != 0 && (!field_number(&s, "boot", LLONG_MAX,
+	    &boot) || boot == 0 || strcmp(s, "\n") != 0))
 		return false;
 	r->tokens = tokens;
 	r->state = (enum breaker_state)state;
@@ -149,7 +157,30 @@ record_parse(const char *buf, size_t len, struct guard_record *r)
 	r->until = until;
 	r->cooldown = cooldown;
 	r->probe = (uint32_t)probe;
+	r->boot = boot;
 	return true;
+}
+
+/*
+ * The record's times are on the clock of the boot it names: under
+ * another boot (boot, now: this one's id and time) they mean nothing.
+ * An open breaker may then probe at once, and a probe's claim has
+ * lapsed, since its run did not outlive the reboot.  A record or a host
+ * that knows no boot id (0) keeps its times, bounded by breaker_admit().
+ */
+void
+record_rebase(struct guard_record *r, long long boot, nsec_t now)
+{
+	if (r->boot != 0 && boot != 0 && r->boot != boot &&
+	    r->state != BREAKER_CLOSED)
+		r->until = now;
+}
+
+/* Names the boot whose clock the record's times are on: none if closed. */
+void
+record_stamp(struct guard_record *r, long long boot)
+{
+	r->boot = r->state == BREAKER_CLOSED ? 0 : boot;
 }
 
 /* --- the retry budget -------------------------------------------------- */
@@ -319,6 +350,8 @@ const char guard_lua[] =
 "    kv[#kv + 1] = string.format('%.0f', r[n])\n"
 "  end\n"
 "  redis.call('HSET', key, unpack(kv))\n"
+"  -- a day untouched, longer than any cooldown: the key goes\n"
+"  redis.call('PEXPIRE', key, 86400000)\n"
 "end\n"
 "local function open(cooldown)\n"
 "  r.state, r.cooldown, r['until'] = 1, cooldown, now + cooldown\n"
@@ -365,4 +398,4 @@ const char guard_lua[] =
 "  return {1}\n"
 "end\n"
 "return redis.error_reply('retry: unknown operation ' .. tostring(op))\n";
-const char guard_lua_sha1[] = "ec21600031f3fd4791a4e168648b0cbb9fc78194";
+const char guard_lua_sha1[] = "f60eb029583808359fd583e807addde16585fc29";

@@ -14,6 +14,7 @@
  * breaker must never be the reason that a command does not run when the
  * dependency it protects is fine.
  */
+#include <ctype.h>
 #include <err.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -40,79 +41,165 @@ guard_off(struct guard *g, const char *why)
 }
 
 static void
-guard_open(struct guard *g, const struct guard_spec *spec, const char *what)
+guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
+    const struct sigstate *ss)
 {
-	char why[256];
+	char why[PATH_MAX_GUARD + 128];
+	const char *pass;
 	bool v6 = strchr(spec->host, ':') != NULL;
 
 	memset(g, 0, sizeof(*g));
 	g->spec = spec;
 	g->what = what;
+	g->ss = ss;
 	g->fd = -1;
 	if (spec->name[0] == '\0')
 		return;
 	if (spec->host[0] == '\0') {
-		statefile_open(g);
-		g->on = true;
+		/* A state no one can trust must not stop the command. */
+		if (statefile_open(g, why, sizeof(why)))
+			g->on = true;
+		else
+			warnx_safe("%s: going on without %s '%s'", why, what,
+			    spec->name);
 		return;
 	}
-	snprintf(g->where, sizeof(g->where), "redis://%s%s%s:%d/%s",
-	    v6 ? "[" : "", spec->host, v6 ? "]" : "", spec->port, spec->name);
+	snprintf(g->where, sizeof(g->where), "redis://%s%s%s%s%s:%d/%s",
+	    spec->user, *spec->user != '\0' ? "@" : "", v6 ? "[" : "",
+	    spec->host, v6 ? "]" : "", spec->port, spec->name);
 	if (!redis_built_in())
 		errx(EXIT_CANCELED, "%s: this retry was built without Redis "
 		    "support (hiredis)", g->where);
 	g->on = true;
-	if ((g->redis = redis_open(spec->host, spec->port, why,
-	    sizeof(why))) == NULL)
-		guard_off(g, why);
+	if ((g->redis = redis_open(spec->host, spec->port, ss, why,
+	    sizeof(why))) == NULL) {
+		if (signals_stop() != 0 && strcmp(why, "stopped") == 0)
+			g->on = false;	/* the run is about to end */
+		else
+			guard_off(g, why);
+	} else if ((pass = getenv("REDISCLI_AUTH")) != NULL ||
+	    *spec->user != '\0') {
+		if (redis_auth(g->redis, spec->user, pass != NULL ? pass :
+		    "", why, sizeof(why)))
+			return;
+		if (signals_stop() != 0 && strcmp(why, "stopped") == 0)
+			g->on = false;	/* the run is about to end */
+		else
+			guard_off(g, why);
+	}
 }
 
 /*
- * The probe's claim lasts a minute, or --max-time if longer: time for an
- * ordinary run to end and report; the cooldown, if longer still, is
- * budget.c's to add.
+ * How long the probe's claim lasts: as long as the probe can run, where
+ * that is known (--max-time; or a number of attempts that each have a
+ * --timeout, with their sleeps at most twice the cap), and at least a
+ * minute, time for an ordinary run to end and report.  The cooldown, if
+ * longer still, is budget.c's to add.
  */
+static nsec_t
+probe_lease(const struct config *cfg)
+{
+	const struct schedule *s = &cfg->sched;
+	nsec_t per, n = cfg->attempts, longest = 0;
+
+	if (cfg->max_time > 0)
+		longest = cfg->max_time;
+	else if (n > 0 && cfg->timeout > 0 && cfg->kill_after != NSEC_INF) {
+		per = nsec_add(nsec_add(cfg->timeout, cfg->kill_after),
+		    nsec_add(s->cap, s->cap));
+		longest = per > DURATION_MAX / n ? DURATION_MAX : per * n;
+	}
+	return longest > PROBE_LEASE_MIN ? longest : PROBE_LEASE_MIN;
+}
+
 void
-guards_open(struct guards *gs, const struct config *cfg)
+guards_open(struct guards *gs, const struct config *cfg,
+    const struct sigstate *ss)
 {
 	memset(gs, 0, sizeof(*gs));
-	guard_open(&gs->budget, &cfg->budget, "retry budget");
-	guard_open(&gs->breaker, &cfg->breaker, "circuit breaker");
-	gs->lease = cfg->max_time > PROBE_LEASE_MIN ? cfg->max_time :
-	    PROBE_LEASE_MIN;
+	guard_open(&gs->budget, &cfg->budget, "retry budget", ss);
+	guard_open(&gs->breaker, &cfg->breaker, "circuit breaker", ss);
+	gs->lease = probe_lease(cfg);
 }
 
 /* --- the local file -------------------------------------------------- */
 
-/* Locks g's file and reads its record: false (and g off) if it failed. */
+/*
+ * This boot's id as a number (Linux's boot_id, its first 60 bits), or 0
+ * where the kernel has none: the record's times are on this boot's
+ * clock only.
+ */
+static long long
+boot_id(void)
+{
+	long long id = 0;
+	char buf[64], *p;
+	int digits = 0;
+	FILE *f;
+
+	if ((f = fopen("/proc/sys/kernel/random/boot_id", "re")) == NULL)
+		return id;
+	if (fgets(buf, sizeof(buf), f) != NULL) {
+		for (p = buf; *p != '\0' && digits < 15; p++) {
+			if (!isxdigit((unsigned char)*p))
+				continue;
+			id = id * 16 + (isdigit((unsigned char)*p) ? *p - '0' :
+			    tolower((unsigned char)*p) - 'a' + 10);
+			digits++;
+		}
+	}
+	fclose(f);
+	return id;
+}
+
+/*
+ * Locks g's file and reads its record: false (and g off) if it failed.
+ * A stop signal during the wait for the lock turns the guard off without
+ * a word: the run is about to end anyway.
+ */
 static bool
 record_load(struct guard *g, struct guard_record *r)
 {
-	char buf[RECORD_MAX];
+	char buf[RECORD_MAX], why[64];
 	ssize_t n;
 
 	if ((n = statefile_begin(g, buf, sizeof(buf))) == -1) {
-		guard_off(g, strerror(errno));
+		if (errno == EINTR)
+			g->on = false;
+		else if (errno == ETIMEDOUT) {
+			snprintf(why, sizeof(why), "still locked after %d ms",
+			    LOCK_WAIT_MS);
+			guard_off(g, why);
+		} else
+			guard_off(g, strerror(errno));
 		return false;
 	}
 	record_init(r);
-	if (n > 0 && !record_parse(buf, (size_t)n, r)) {
-		warnx_safe("state file %s held no valid record: starting afresh",
-		    g->where);
+	g->corrupt = n > 0 && !record_parse(buf, (size_t)n, r);
+	if (g->corrupt)
 		record_init(r);
-	}
+	record_rebase(r, boot_id(), boot_now());
 	return true;
 }
 
-/* Writes r back and unlocks g's file. */
+/*
+ * Writes r back and unlocks g's file; only then says what went wrong,
+ * since a write to a stderr that blocks must not hold up the others.
+ */
 static void
-record_store(struct guard *g, const struct guard_record *r)
+record_store(struct guard *g, struct guard_record *r)
 {
 	char buf[RECORD_MAX];
-	int n;
+	int n, rc;
 
+	record_stamp(r, boot_id());
 	n = record_format(buf, sizeof(buf), r);
-	if (statefile_commit(g, buf, (size_t)n) == -1)
+	rc = statefile_commit(g, buf, (size_t)n);
+	if (g->corrupt)
+		warnx_safe("state file %s held no valid record: starting afresh",
+		    g->where);
+	g->corrupt = false;
+	if (rc == -1)
 		guard_off(g, strerror(errno));
 }
 
@@ -131,6 +218,10 @@ redis_op(struct guard *g, struct redis_call *call, int nargs)
 	call->nargs = nargs;
 	if (redis_eval(g->redis, call) && call->nout >= 1)
 		return true;
+	if (signals_stop() != 0 && strcmp(call->why, "stopped") == 0) {
+		g->on = false;	/* the run is about to end */
+		return false;
+	}
 	guard_off(g, call->why[0] != '\0' ? call->why : "unexpected reply");
 	return false;
 }

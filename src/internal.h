@@ -114,6 +114,7 @@ enum match_kind {
 struct guard_spec {
 	char		name[GUARD_NAME_MAX + 1];	/* empty: not given */
 	char		host[GUARD_HOST_MAX + 1];	/* empty: local */
+	char		user[GUARD_NAME_MAX + 1];	/* Redis ACL user, or "" */
 	int		port;
 	long long	tokens;		/* budget: the bucket's size */
 	long long	ratio;		/* budget: milli-tokens per success */
@@ -475,6 +476,8 @@ struct guard {
 	bool		 on;		/* given, and its store answers */
 	int		 fd;		/* the local state file, or -1 */
 	bool		 flocked;	/* locked with flock(2), not OFD */
+	bool		 corrupt;	/* the record read was not valid */
+	const struct sigstate *ss;	/* whose stop signals end a wait */
 	struct redis	*redis;		/* or the Redis connection */
 	char		 where[PATH_MAX_GUARD];	/* the file or the URL */
 };
@@ -484,7 +487,8 @@ struct guards {
 	uint32_t	 probe;		/* this run is the breaker's probe */
 	nsec_t		 lease;		/* how long a probe's claim lasts */
 };
-void		 guards_open(struct guards *, const struct config *);
+void		 guards_open(struct guards *, const struct config *,
+		    const struct sigstate *);
 bool		 guards_admit(struct guards *, nsec_t *);
 bool		 guards_attempt(struct guards *, bool);
 void		 guards_end(struct guards *, enum run_end);
@@ -505,6 +509,7 @@ struct guard_record {
 	nsec_t		 until;		/* open: next probe; probing: lease end */
 	nsec_t		 cooldown;	/* the current cooldown, when open */
 	uint32_t	 probe;		/* the probing run's id */
+	long long	 boot;		/* the boot whose clock until is on; 0 */
 };
 enum admit {
 	ADMIT_RUN,
@@ -516,6 +521,8 @@ enum admit {
 void		 record_init(struct guard_record *);
 bool		 record_parse(const char *, size_t, struct guard_record *);
 int		 record_format(char *, size_t, const struct guard_record *);
+void		 record_rebase(struct guard_record *, long long, nsec_t);
+void		 record_stamp(struct guard_record *, long long);
 bool		 budget_attempt(struct guard_record *, const struct guard_spec *,
 		    bool);
 nsec_t		 breaker_cap(const struct guard_spec *);
@@ -530,7 +537,8 @@ extern const char guard_lua_sha1[];
  * statefile.c: the local store, one small file per NAME in a directory
  * of the user's own, read and written under an exclusive lock.
  */
-void		 statefile_open(struct guard *);
+#define LOCK_WAIT_MS	1000	/* the longest wait for a state file's lock */
+bool		 statefile_open(struct guard *, char *, size_t);
 ssize_t		 statefile_begin(struct guard *, char *, size_t);
 int		 statefile_commit(struct guard *, const char *, size_t);
 
@@ -547,7 +555,10 @@ struct redis_call {
 	char		 why[256];	/* what went wrong */
 };
 bool		 redis_built_in(void);
-struct redis	*redis_open(const char *, int, char *, size_t);
+struct redis	*redis_open(const char *, int, const struct sigstate *,
+		    char *, size_t);
+bool		 redis_auth(struct redis *, const char *, const char *,
+		    char *, size_t);
 bool		 redis_eval(struct redis *, struct redis_call *);
 
 /* clock.c: the clocks: monotonic, boot time, wall. */

@@ -493,7 +493,9 @@ log_stopped(struct log *lg, long long k, bool during, int sig, int status,
 		return;
 	format_ms(d, sizeof(d), elapsed);
 	attempt_name(lg, k, name, sizeof(name));
-	if (k == 0)
+	if (k == 0 && !during)	/* before the first attempt, no splay */
+		text(lg, "stopped by %s before attempt 1", sname);
+	else if (k == 0)
 		text(lg, "stopped by %s during the splay after %ss", sname, d);
 	else if (during)
 		text(lg, "stopped by %s during attempt %s after %ss", sname,

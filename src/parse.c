@@ -309,7 +309,7 @@ parse_log_format(const char *s, enum log_format *out)
 }
 
 /*
- * --budget and --breaker: [redis://HOST[:PORT]/]NAME[,KEY=VALUE...].  A
+ * --budget and --breaker: [redis://[USER@]HOST[:PORT]/]NAME[,KEY=VALUE...].  A
  * NAME becomes a file name and a Redis key, so it takes only letters,
  * digits, '.', '_' and '-', and cannot start with '.'.
  */
@@ -324,6 +324,20 @@ guard_host(const char **sp, struct guard_spec *g)
 	char port[8];
 	size_t n;
 
+	/* USER@: the password comes from REDISCLI_AUTH, never argv. */
+	n = strcspn(s, "@/,");
+	if (s[n] == '@') {
+		if (memchr(s, ':', n) != NULL)
+			return "a password in the URL would show in ps(1): "
+			    "put it in REDISCLI_AUTH";
+		if (n == 0 || n > GUARD_NAME_MAX || strspn(s,
+		    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789._-") != n)
+			return "USER takes letters, digits, '.', '_' and '-'";
+		memcpy(g->user, s, n);
+		g->user[n] = '\0';
+		s += n + 1;
+	}
 	if (*s == '[') {	/* an IPv6 address: [::1]:6379 */
 		if ((end = strchr(++s, ']')) == NULL)
 			return "no ']' after the IPv6 address";

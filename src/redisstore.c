@@ -9,9 +9,17 @@
  * hiredis is linked statically where it is built in (the Makefile finds
  * it with pkg-config): a run that names no redis:// store loads no more
  * shared libraries than before.  Without it, redis_built_in() says so
- * and the caller refuses the redis:// form.  Every connect and command
- * gives up after REDIS_TIMEOUT_MS: the caller then goes on without the
- * budget or breaker rather than keep the command waiting on Redis.
+ * and the caller refuses the redis:// form.  hiredis only connects,
+ * formats commands and parses replies: the socket is non-blocking and
+ * every wait on it is retry's own signals_wait(), so that a stop signal
+ * ends it, and the connect, and each exchange (the command, a SCRIPT
+ * LOAD if need be, and every byte of the replies), must be over within
+ * REDIS_TIMEOUT_MS, however slowly a peer trickles its bytes.  A reply
+ * is at most REPLY_MAX bytes and announces no array or string longer
+ * than REPLY_ITEMS: the script's answers are a few integers, so a peer
+ * that claims more is not the server retry expects.  On any of these the
+ * caller goes on without the budget or breaker rather than keep the
+ * command waiting on Redis.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,17 +28,24 @@
 #include "internal.h"
 
 #ifdef HAVE_HIREDIS
-#include <sys/time.h>
+#include <sys/socket.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include <hiredis.h>
 
 #define REDIS_TIMEOUT_MS	500
+#define REPLY_MAX		4096	/* bytes of one reply */
+#define REPLY_ITEMS		64	/* elements of an array, bytes of a string */
 
 struct redis {
 	redisContext	*c;
+	const struct sigstate *ss;
+	nsec_t		 deadline;	/* of the exchange under way */
+	bool		 stopped_before; /* a stop signal came before it */
 };
 
 bool
@@ -40,43 +55,218 @@ redis_built_in(void)
 }
 
 static struct redis *
-open_failed(redisContext *c, const char *msg, char *why, size_t len)
+open_failed(struct redis *r, const char *msg, char *why, size_t len)
 {
-	snprintf(why, len, "%s", msg);
-	if (c != NULL)
-		redisFree(c);
+	if (msg != why)
+		snprintf(why, len, "%s", msg);
+	if (r->c != NULL)
+		redisFree(r->c);
+	free(r);
 	return NULL;
 }
 
-/* A connection with both timeouts set, or NULL with why filled in. */
-struct redis *
-redis_open(const char *host, int port, char *why, size_t len)
+static void
+start_exchange(struct redis *r)
 {
-	struct timeval tv;
+	r->deadline = nsec_add(mono_now(),
+	    (nsec_t)REDIS_TIMEOUT_MS * NSEC_PER_MSEC);
+	r->stopped_before = signals_stop() != 0;
+}
+
+/*
+ * Waits until the socket is ready for events: 0, or -1 with why filled
+ * in when the deadline passed (ETIMEDOUT) or a new stop signal came
+ * (EINTR).
+ */
+static int
+wait_ready(struct redis *r, short events, char *why, size_t len)
+{
+	struct pollfd pfd;
+
+	for (;;) {
+		if (!r->stopped_before && signals_stop() != 0) {
+			snprintf(why, len, "stopped");
+			errno = EINTR;
+			return -1;
+		}
+		if (mono_now() >= r->deadline) {
+			snprintf(why, len, "no answer within %d ms",
+			    REDIS_TIMEOUT_MS);
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		pfd.fd = r->c->fd;
+		pfd.events = events;
+		pfd.revents = 0;
+		if (signals_wait(r->ss, &pfd, 1, r->deadline) > 0)
+			return 0;
+	}
+}
+
+/* The non-blocking connect's end: true, or false with why. */
+static bool
+connected(struct redis *r, char *why, size_t len)
+{
+	socklen_t sl = sizeof(int);
+	int e = 0;
+
+	if (wait_ready(r, POLLOUT, why, len) == -1)
+		return false;
+	if (getsockopt(r->c->fd, SOL_SOCKET, SO_ERROR, &e, &sl) == -1)
+		e = errno;
+	if (e != 0)
+		snprintf(why, len, "%s", strerror(e));
+	return e == 0;
+}
+
+/*
+ * A connection, or NULL with why filled in: connected within
+ * REDIS_TIMEOUT_MS, on a descriptor above 2 that the command does not
+ * inherit.  A stop signal that ends the wait gives why "stopped".
+ */
+struct redis *
+redis_open(const char *host, int port, const struct sigstate *ss, char *why,
+    size_t len)
+{
 	struct redis *r;
-	redisContext *c;
+	int fd;
 
-	tv.tv_sec = 0;
-	tv.tv_usec = (suseconds_t)REDIS_TIMEOUT_MS * 1000;
-
-	if ((c = redisConnectWithTimeout(host, port, tv)) == NULL)
-		return open_failed(c, strerror(ENOMEM), why, len);
-	if (c->err != 0)
-		return open_failed(c, c->errstr, why, len);
-	if (redisSetTimeout(c, tv) != REDIS_OK)
-		return open_failed(c, "cannot set a timeout", why, len);
-	/* The command must not inherit the socket. */
-	if ((c->fd = fd_above_stdio(c->fd)) == -1 ||
-	    fcntl(c->fd, F_SETFD, FD_CLOEXEC) == -1)
-		return open_failed(c, strerror(errno), why, len);
-	if ((r = malloc(sizeof(*r))) == NULL)
-		return open_failed(c, strerror(ENOMEM), why, len);
-	r->c = c;
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	r->ss = ss;
+	start_exchange(r);
+	if ((r->c = redisConnectNonBlock(host, port)) == NULL)
+		return open_failed(r, strerror(ENOMEM), why, len);
+	if (r->c->err != 0)
+		return open_failed(r, r->c->errstr, why, len);
+	if ((fd = fd_above_stdio(r->c->fd)) == -1 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) {
+		r->c->fd = fd;
+		return open_failed(r, strerror(errno), why, len);
+	}
+	r->c->fd = fd;
+	if (!connected(r, why, len))
+		return open_failed(r, why, why, len);
 	return r;
 }
 
+/* Writes all of buf before the deadline: false with why if not. */
+static bool
+send_all(struct redis *r, const char *buf, size_t n, char *why, size_t len)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(r->c->fd, buf, n)) > 0) {
+			buf += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w == -1 && errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR) {
+			snprintf(why, len, "%s", strerror(errno));
+			return false;
+		}
+		if (wait_ready(r, POLLOUT, why, len) == -1)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the reply so far announces no more than REPLY_ITEMS elements
+ * or bytes on any line: checked before hiredis sees the bytes, so that
+ * "*1000000000" never becomes an allocation.
+ */
+static bool
+sizes_ok(const char *buf, size_t n)
+{
+	size_t i;
+	long v;
+
+	for (i = 0; i < n; i++) {
+		if (i > 0 && buf[i - 1] != '\n')
+			continue;
+		if (buf[i] != '*' && buf[i] != '$')
+			continue;
+		v = 0;
+		while (++i < n && buf[i] >= '0' && buf[i] <= '9')
+			if ((v = v * 10 + (buf[i] - '0')) > REPLY_ITEMS)
+				return false;
+	}
+	return true;
+}
+
+/* Reads one reply before the deadline: it, or NULL with why. */
 static redisReply *
-evalsha(struct redis *r, const struct redis_call *call)
+read_reply(struct redis *r, char *why, size_t len)
+{
+	char buf[REPLY_MAX];
+	size_t n = 0, fed = 0;
+	redisReader *rd;
+	void *reply = NULL;
+	ssize_t got;
+
+	if ((rd = redisReaderCreate()) == NULL) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	while (reply == NULL) {
+		if (n == sizeof(buf) || !sizes_ok(buf, n)) {
+			snprintf(why, len, "reply larger than %d bytes",
+			    REPLY_MAX);
+			break;
+		}
+		if (n > fed && (redisReaderFeed(rd, buf + fed, n - fed) !=
+		    REDIS_OK || redisReaderGetReply(rd, &reply) != REDIS_OK)) {
+			snprintf(why, len, "%s", rd->errstr);
+			break;
+		}
+		fed = n;
+		if (reply != NULL)
+			break;
+		if ((got = read(r->c->fd, buf + n, sizeof(buf) - n)) > 0) {
+			n += (size_t)got;
+			continue;
+		}
+		if (got == 0) {
+			snprintf(why, len, "connection closed by the server");
+			break;
+		}
+		if (errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR) {
+			snprintf(why, len, "%s", strerror(errno));
+			break;
+		}
+		if (wait_ready(r, POLLIN, why, len) == -1)
+			break;
+	}
+	redisReaderFree(rd);
+	return reply;
+}
+
+/* One command and its reply: the reply, or NULL with why. */
+static redisReply *
+command(struct redis *r, int argc, const char **argv, char *why,
+    size_t len)
+{
+	char *cmd;
+	int n;
+	bool sent;
+
+	if ((n = redisFormatCommandArgv(&cmd, argc, argv, NULL)) < 0) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	sent = send_all(r, cmd, (size_t)n, why, len);
+	free(cmd);
+	return sent ? read_reply(r, why, len) : NULL;
+}
+
+static redisReply *
+evalsha(struct redis *r, struct redis_call *call)
 {
 	const char *argv[4 + REDIS_ARGS];
 	int i, n = 0;
@@ -87,22 +277,7 @@ evalsha(struct redis *r, const struct redis_call *call)
 	argv[n++] = call->key;
 	for (i = 0; i < call->nargs && i < REDIS_ARGS; i++)
 		argv[n++] = call->args[i];
-	return redisCommandArgv(r->c, n, argv, NULL);
-}
-
-/*
- * Why a command got no reply.  hiredis reports a timeout as the errno of
- * the read that timed out, "Resource temporarily unavailable": say what
- * happened instead.
- */
-static void
-no_reply(const struct redis *r, char *why, size_t len)
-{
-	if (r->c->err == REDIS_ERR_IO && (errno == EAGAIN ||
-	    errno == EWOULDBLOCK))
-		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
-	else
-		snprintf(why, len, "%s", r->c->errstr);
+	return command(r, n, argv, call->why, sizeof(call->why));
 }
 
 static bool
@@ -114,15 +289,12 @@ is_noscript(const redisReply *reply)
 
 /* The reply's integers into call->out; false with call->why if none. */
 static bool
-take_reply(const struct redis *r, const redisReply *reply,
-    struct redis_call *call)
+take_reply(const redisReply *reply, struct redis_call *call)
 {
 	size_t i;
 
-	if (reply == NULL) {
-		no_reply(r, call->why, sizeof(call->why));
+	if (reply == NULL)
 		return false;
-	}
 	if (reply->type == REDIS_REPLY_ERROR) {
 		snprintf(call->why, sizeof(call->why), "%s", reply->str);
 		return false;
@@ -147,19 +319,46 @@ take_reply(const struct redis *r, const redisReply *reply,
 static bool
 load_script(struct redis *r, struct redis_call *call)
 {
+	const char *argv[] = { "SCRIPT", "LOAD", call->script };
 	redisReply *load;
 	bool ok;
 
-	if ((load = redisCommand(r->c, "SCRIPT LOAD %s", call->script)) ==
-	    NULL) {
-		no_reply(r, call->why, sizeof(call->why));
+	if ((load = command(r, 3, argv, call->why, sizeof(call->why))) ==
+	    NULL)
 		return false;
-	}
 	if (!(ok = load->type == REDIS_REPLY_STRING))
 		snprintf(call->why, sizeof(call->why), "SCRIPT LOAD: %s",
 		    load->type == REDIS_REPLY_ERROR ? load->str :
 		    "unexpected reply");
 	freeReplyObject(load);
+	return ok;
+}
+
+/*
+ * AUTH [user] password, in an exchange of its own: true, or false with
+ * why.  The password comes from the environment, as redis-cli's does,
+ * so that it never shows in a command line.
+ */
+bool
+redis_auth(struct redis *r, const char *user, const char *password,
+    char *why, size_t len)
+{
+	const char *argv[] = { "AUTH", user, password };
+	redisReply *reply;
+	bool ok;
+
+	start_exchange(r);
+	if (*user == '\0')
+		reply = command(r, 2, (const char *[]){ "AUTH", password },
+		    why, len);
+	else
+		reply = command(r, 3, argv, why, len);
+	if (reply == NULL)
+		return false;
+	if (!(ok = reply->type == REDIS_REPLY_STATUS))
+		snprintf(why, len, "AUTH: %s", reply->type ==
+		    REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
+	freeReplyObject(reply);
 	return ok;
 }
 
@@ -170,13 +369,14 @@ redis_eval(struct redis *r, struct redis_call *call)
 	redisReply *reply;
 	bool ok;
 
+	start_exchange(r);
 	if ((reply = evalsha(r, call)) != NULL && is_noscript(reply)) {
 		freeReplyObject(reply);
 		if (!load_script(r, call))
 			return false;
 		reply = evalsha(r, call);
 	}
-	ok = take_reply(r, reply, call);
+	ok = take_reply(reply, call);
 	if (reply != NULL)
 		freeReplyObject(reply);
 	return ok;
@@ -191,12 +391,25 @@ redis_built_in(void)
 }
 
 struct redis *
-redis_open(const char *host, int port, char *why, size_t len)
+redis_open(const char *host, int port, const struct sigstate *ss, char *why,
+    size_t len)
 {
 	(void)host;
 	(void)port;
+	(void)ss;
 	snprintf(why, len, "built without Redis support");
 	return NULL;
+}
+
+bool
+redis_auth(struct redis *r, const char *user, const char *password,
+    char *why, size_t len)
+{
+	(void)r;
+	(void)user;
+	(void)password;
+	snprintf(why, len, "built without Redis support");
+	return false;
 }
 
 bool

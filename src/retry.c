@@ -98,7 +98,7 @@ static const char help_text[] =
 "  -I, --replay-stdin        give every attempt the same standard input\n"
 "  -O, --hold-stdout         pass on only the final attempt's stdout\n"
 "\n"
-"Shared limits (NAME, or redis://HOST[:PORT]/NAME for a fleet):\n"
+"Shared limits (NAME, or redis://[USER@]HOST[:PORT]/NAME for a fleet):\n"
 "      --budget=SPEC         NAME[,tokens=N][,ratio=R]: one retry budget\n"
 "                            for every retry that names it       [none; 100, 0.1]\n"
 "      --breaker=SPEC        NAME[,failures=N][,cooldown=DURATION]: no runs\n"
@@ -513,9 +513,18 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	r->envp = env_with(environ, (char *[]){ r->env_attempt, max_env,
 	    r->env_prev, r->env_prev_http }, 4, 4);
 	r->spools = spools_open(cfg->replay_stdin, cfg->hold_stdout);
-	guards_open(&r->guards, cfg);
+	guards_open(&r->guards, cfg, &r->sigs);
 	snprintf(r->exhausted, sizeof(r->exhausted),
 	    "retry budget '%s' exhausted", cfg->budget.name);
+}
+
+/* A stop signal came before attempt 1: the run ends before it. */
+static _Noreturn void
+stop_before_start(struct run *r, bool splay, int sig)
+{
+	guards_end(&r->guards, RUN_STOPPED);
+	log_stopped(&r->log, 0, splay, sig, 128 + sig, mono_now() - r->t0);
+	die_by_signal(sig);
 }
 
 int
@@ -554,19 +563,20 @@ main(int argc, char *argv[])
 		return dry_run(&cfg);
 	}
 	setup_run(&run, &cfg, max_env, matcher);
+	run.t0 = mono_now();
+	/* Without a splay, a sleep of 0: a stop that came already counts. */
+	if ((sig = proc_sleep(&run.sigs, nsec_add(run.t0,
+	    cfg.sched.splay > 0 ? backoff_splay(&run.backoff) : 0), NULL,
+	    NULL)) != 0)
+		stop_before_start(&run, cfg.sched.splay > 0, sig);
+	/* The probe's claim starts when the probe does: after the splay. */
 	if (!guards_admit(&run.guards, &wait)) {
 		log_breaker_open(&run.log, cfg.breaker.name, wait);
 		exit(EXIT_TEMPFAIL);
 	}
-	run.t0 = mono_now();
-	if (cfg.sched.splay > 0 && (sig = proc_sleep(&run.sigs,
-	    nsec_add(run.t0, backoff_splay(&run.backoff)), NULL,
-	    NULL)) != 0) {
-		guards_end(&run.guards, RUN_STOPPED);
-		log_stopped(&run.log, 0, true, sig, 128 + sig,
-		    mono_now() - run.t0);
-		die_by_signal(sig);
-	}
+	/* A stop may have ended the breaker's wait for its store. */
+	if ((sig = proc_sleep(&run.sigs, mono_now(), NULL, NULL)) != 0)
+		stop_before_start(&run, cfg.sched.splay > 0, sig);
 	run.t0 = mono_now();
 	if (cfg.max_time != 0)
 		run.deadline = nsec_add(run.t0, cfg.max_time);

@@ -6,15 +6,19 @@
  * shares the file, with no daemon.
  *
  * An update is a read-modify-write under an exclusive lock on the open
- * file description (F_OFD_SETLKW; flock(2) where the kernel has no such
+ * file description (F_OFD_SETLK; flock(2) where the kernel has no such
  * locks), taken for that update only, never across an attempt or a
- * sleep: no retry ever waits for another one's command.  The state must
- * be out of other users' reach, since a record planted by one of them
- * could stop the user's retries or the breaker's runs: the directory is
- * created 0700, the file is opened without following a symbolic link and
- * created 0600, and both must belong to the user and give others no
- * access, or retry refuses to start.  Errors here exit 125 before the
- * first attempt; a failed update later is the caller's to report.
+ * sleep: no retry ever waits for another one's command.  The lock is
+ * taken without blocking, retried for at most LOCK_WAIT_MS, and a stop
+ * signal ends that wait: a process that holds the lock for ever stalls
+ * no one.  The state must be out of other users' reach, since a record
+ * planted by one of them could stop the user's retries or the breaker's
+ * runs: the directory is created 0700, the file is opened without
+ * following a symbolic link and created 0600, and both must belong to
+ * the user and give others no access.  A state that cannot be trusted
+ * or used is not an error: the caller is told why and goes on without
+ * the guard, so that no other user, and no unusable directory, can keep
+ * the command from running.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -29,10 +33,23 @@
 
 #include "internal.h"
 
-static _Noreturn void
-refuse(const char *what, const char *path, const char *why)
+#define LOCK_POLL_MS	5
+
+/* Fills why with "WHAT PATH REASON" and returns false. */
+static bool
+refuse(char *why, size_t len, const char *what, const char *path,
+    const char *reason)
 {
-	errx(EXIT_CANCELED, "%s %s %s: refusing it", what, path, why);
+	snprintf(why, len, "%s %s %s", what, path, reason);
+	return false;
+}
+
+/* Fills why with "WHAT PATH: the errno's text" and returns false. */
+static bool
+failed(char *why, size_t len, const char *what, const char *path)
+{
+	snprintf(why, len, "%s %s: %s", what, path, strerror(errno));
+	return false;
 }
 
 /* O_NOFOLLOW met a symbolic link: ELOOP, or EMLINK on FreeBSD. */
@@ -43,36 +60,39 @@ is_link_error(int e)
 }
 
 /* fd is what path names: of the type, the user's, and no one else's. */
-static void
-check_owned(int fd, const char *what, const char *path, mode_t type)
+static bool
+check_owned(int fd, const char *what, const char *path, mode_t type,
+    char *why, size_t len)
 {
 	struct stat st;
-	char why[96];
+	char reason[96];
 
 	if (fstat(fd, &st) == -1)
-		err(EXIT_CANCELED, "%s %s", what, path);
+		return failed(why, len, what, path);
 	if ((st.st_mode & S_IFMT) != type)
-		refuse(what, path, type == S_IFDIR ? "is not a directory" :
-		    "is not a regular file");
+		return refuse(why, len, what, path, type == S_IFDIR ?
+		    "is not a directory" : "is not a regular file");
 	if (st.st_uid != geteuid()) {
-		snprintf(why, sizeof(why), "belongs to uid %lu, not to uid %lu",
+		snprintf(reason, sizeof(reason),
+		    "belongs to uid %lu, not to uid %lu",
 		    (unsigned long)st.st_uid, (unsigned long)geteuid());
-		refuse(what, path, why);
+		return refuse(why, len, what, path, reason);
 	}
 	if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-		snprintf(why, sizeof(why), "is open to other users (mode %04o)",
+		snprintf(reason, sizeof(reason),
+		    "is open to other users (mode %04o)",
 		    (unsigned)(st.st_mode & 07777));
-		refuse(what, path, why);
+		return refuse(why, len, what, path, reason);
 	}
+	return true;
 }
 
-/* The state directory, created if need be, checked, and opened. */
-static int
-open_dir(char *path, size_t len)
+/* The state directory's path: false if too long. */
+static bool
+dir_path(char *path, size_t len, char *why, size_t wlen)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	int n, dfd;
+	int n;
 
 	/* The XDG base directory spec: a relative path is to be ignored. */
 	if (xdg != NULL && *xdg == '/')
@@ -81,68 +101,137 @@ open_dir(char *path, size_t len)
 		n = snprintf(path, len, "/tmp/retry-%lu",
 		    (unsigned long)geteuid());
 	if (n < 0 || (size_t)n >= len)
-		errx(EXIT_CANCELED, "state directory %s/retry: path too long",
-		    xdg);
-	if (mkdir(path, 0700) == -1 && errno != EEXIST)
-		err(EXIT_CANCELED, "state directory %s", path);
+		return refuse(why, wlen, "state directory", xdg,
+		    "/retry: path too long");
+	return true;
+}
+
+/* The state directory, created if need be, checked, and opened; or -1. */
+static int
+open_dir(char *path, size_t len, char *why, size_t wlen)
+{
+	struct stat st;
+	int dfd;
+
+	if (!dir_path(path, len, why, wlen))
+		return -1;
+	if (mkdir(path, 0700) == -1 && errno != EEXIST) {
+		failed(why, wlen, "state directory", path);
+		return -1;
+	}
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	/* With O_DIRECTORY, a symbolic link may fail as ENOTDIR. */
 	if (dfd == -1 && (is_link_error(errno) || errno == ENOTDIR) &&
 	    lstat(path, &st) == 0)
-		refuse("state directory", path, S_ISLNK(st.st_mode) ?
-		    "is a symbolic link" : "is not a directory");
-	if (dfd == -1)
-		err(EXIT_CANCELED, "state directory %s", path);
-	check_owned(dfd, "state directory", path, S_IFDIR);
+		errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+	if (dfd == -1) {
+		if (is_link_error(errno) || errno == ENOTDIR)
+			refuse(why, wlen, "state directory", path,
+			    errno == ENOTDIR ? "is not a directory" :
+			    "is a symbolic link");
+		else
+			failed(why, wlen, "state directory", path);
+		return -1;
+	}
+	if (!check_owned(dfd, "state directory", path, S_IFDIR, why, wlen)) {
+		close(dfd);
+		return -1;
+	}
 	return dfd;
 }
 
 /*
- * Opens g's state file, creating it empty, or exits: g->where gets its
- * path.  O_NONBLOCK keeps a FIFO planted there from blocking the open.
+ * Opens g's state file, creating it empty: false with why if the state
+ * cannot be used or trusted.  g->where gets its path.  O_NONBLOCK keeps
+ * a FIFO planted there from blocking the open.
  */
-void
-statefile_open(struct guard *g)
+bool
+statefile_open(struct guard *g, char *why, size_t len)
 {
 	char dir[PATH_MAX_GUARD];
 	int dfd, n, fd;
 
-	dfd = open_dir(dir, sizeof(dir));
+	if ((dfd = open_dir(dir, sizeof(dir), why, len)) == -1)
+		return false;
 	n = snprintf(g->where, sizeof(g->where), "%s/%s", dir, g->spec->name);
-	if (n < 0 || (size_t)n >= sizeof(g->where))
-		errx(EXIT_CANCELED, "state file %s/%s: path too long", dir,
-		    g->spec->name);
+	if (n < 0 || (size_t)n >= sizeof(g->where)) {
+		close(dfd);
+		return refuse(why, len, "state file", dir, "/NAME: path too long");
+	}
 	fd = openat(dfd, g->spec->name, O_RDWR | O_CREAT | O_NOFOLLOW |
 	    O_NONBLOCK | O_CLOEXEC, 0600);
-	if (fd == -1 && is_link_error(errno))
-		refuse("state file", g->where, "is a symbolic link");
-	if ((g->fd = fd_above_stdio(fd)) == -1)
-		err(EXIT_CANCELED, "state file %s", g->where);
 	close(dfd);
-	check_owned(g->fd, "state file", g->where, S_IFREG);
+	if (fd == -1 && is_link_error(errno))
+		return refuse(why, len, "state file", g->where,
+		    "is a symbolic link");
+	if ((g->fd = fd_above_stdio(fd)) == -1)
+		return failed(why, len, "state file", g->where);
+	if (!check_owned(g->fd, "state file", g->where, S_IFREG, why, len)) {
+		close(g->fd);
+		g->fd = -1;
+		return false;
+	}
+	return true;
 }
 
+/* One try at the lock, without waiting: 0, or -1 with errno (EAGAIN). */
+static int
+try_lock(struct guard *g)
+{
+#ifdef F_OFD_SETLK
+	struct flock fl;
+
+	if (!g->flocked) {
+		memset(&fl, 0, sizeof(fl));
+		fl.l_type = F_WRLCK;
+		fl.l_whence = SEEK_SET;
+		if (fcntl(g->fd, F_OFD_SETLK, &fl) == 0)
+			return 0;
+		if (errno == EACCES)
+			errno = EAGAIN;
+		/* EINVAL: a kernel before Linux 3.15 has no OFD locks. */
+		if (errno != EINVAL)
+			return -1;
+		g->flocked = true;
+	}
+#endif
+	if (flock(g->fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno == EWOULDBLOCK)
+		errno = EAGAIN;
+	return -1;
+}
+
+/*
+ * The lock, polled until LOCK_WAIT_MS have passed (ETIMEDOUT) or a stop
+ * signal comes (EINTR).  A stop that came before is no reason to give
+ * up: the run's end must still be recorded.
+ */
 static int
 take_lock(struct guard *g)
 {
-	int rc;
-#ifdef F_OFD_SETLKW
-	struct flock fl;
+	nsec_t now = mono_now(), deadline, next;
+	bool stopped = signals_stop() != 0;
 
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	while ((rc = fcntl(g->fd, F_OFD_SETLKW, &fl)) == -1 && errno == EINTR)
-		continue;
-	g->flocked = false;
-	/* EINVAL: a kernel before Linux 3.15 has no OFD locks. */
-	if (rc == 0 || errno != EINVAL)
-		return rc;
-#endif
-	g->flocked = true;
-	while ((rc = flock(g->fd, LOCK_EX)) == -1 && errno == EINTR)
-		continue;
-	return rc;
+	deadline = nsec_add(now, (nsec_t)LOCK_WAIT_MS * NSEC_PER_MSEC);
+	while (try_lock(g) == -1) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -1;
+		if (!stopped && signals_stop() != 0) {
+			errno = EINTR;
+			return -1;
+		}
+		if ((now = mono_now()) >= deadline) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		next = nsec_add(now, (nsec_t)LOCK_POLL_MS * NSEC_PER_MSEC);
+		signals_wait(g->ss, NULL, 0, next < deadline ? next :
+		    deadline);
+	}
+	return 0;
 }
 
 static void
@@ -167,7 +256,8 @@ release_lock(struct guard *g)
 
 /*
  * Locks g's file and reads up to len bytes of it: how many, or -1 with
- * errno and the lock released.  statefile_commit() must follow.
+ * errno and the lock released: ETIMEDOUT if another process held the
+ * lock for LOCK_WAIT_MS, EINTR if a stop signal came meanwhile.  statefile_commit() must follow.
  */
 ssize_t
 statefile_begin(struct guard *g, char *buf, size_t len)

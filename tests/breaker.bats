@@ -224,3 +224,67 @@ probe_until_it_runs() {
 	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
 	[ "$(state_field failures)" = 1 ]
 }
+
+# open_record BOOT: an open breaker 'job' whose next probe is 30 minutes
+# away on the boot-time clock, written under the boot numbered BOOT.
+open_record() {
+	local now
+	now=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_BOOTTIME))')
+	[ -d "$STATE" ] || mkdir -m 700 "$STATE"
+	(umask 077 && printf 'retry-state 1 tokens=full breaker=open failures=3 until=%s cooldown=1800000000000 probe=0 boot=%s\n' \
+	    $((now + 1800000000000)) "$1" >"$STATE/job")
+}
+
+@test "a breaker record from before a reboot is stale: the next run probes" {
+	require_tool python3
+	local boot
+	[[ -r /proc/sys/kernel/random/boot_id ]] ||
+	    skip "no boot id on this kernel: only the one-hour bound applies"
+	boot=$((16#$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-15)))
+	# Under this boot, the record holds the run back for 30 minutes.
+	open_record "$boot"
+	run -75 --separate-stderr "$RETRY" --breaker=job -- touch "$WORK/ran"
+	[[ $stderr == "retry: circuit breaker 'job' is open: not running the command; next probe in "1[78]??.???s ]]
+	[ ! -e "$WORK/ran" ]
+	# Under another boot, its times mean nothing: this run probes.
+	open_record $((boot ^ 1))
+	run -0 --separate-stderr "$RETRY" --breaker=job -- touch "$WORK/ran"
+	[ -z "$stderr" ]
+	[ -e "$WORK/ran" ]
+	[ "$(cat "$STATE/job")" = \
+	    "retry-state 1 tokens=full breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
+}
+
+@test "with --splay the probe's claim starts when the probe does" {
+	require_tool python3
+	local now until
+	now=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_BOOTTIME))')
+	[ -d "$STATE" ] || mkdir -m 700 "$STATE"
+	# Open, its cooldown over: the next run probes.
+	(umask 077 && printf 'retry-state 1 tokens=full breaker=open failures=3 until=%s cooldown=1000000000 probe=0\n' \
+	    $((now - 1000000000)) >"$STATE/job")
+	# --seed=1 draws a splay of 1.621 s of the 2 s: a claim taken after
+	# it lasts until at least 61.621 s after now; one taken before the
+	# splay, until about 60 s after now.
+	run -0 --separate-stderr "$RETRY" --seed=1 --splay=2s --breaker=job \
+	    -- cp "$STATE/job" "$WORK/rec"
+	[ -z "$stderr" ]
+	until=$(sed -n 's/.* until=\([0-9]*\) .*/\1/p' "$WORK/rec")
+	((until - now > 61500000000))
+}
+
+@test "the probe's claim lasts as long as attempts with a timeout can" {
+	require_tool python3
+	local now until
+	now=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_BOOTTIME))')
+	[ -d "$STATE" ] || mkdir -m 700 "$STATE"
+	(umask 077 && printf 'retry-state 1 tokens=full breaker=open failures=3 until=%s cooldown=1000000000 probe=0\n' \
+	    $((now - 1000000000)) >"$STATE/job")
+	# 10 attempts of at most 100 s (and 10 s to kill), sleeps of at most
+	# 2 s: the claim must outlast 10 * (110 + 2 * 1) s, not a minute.
+	run -0 --separate-stderr "$RETRY" -n 10 -t 100s -k 10s -c 1s \
+	    --breaker=job -- cp "$STATE/job" "$WORK/rec"
+	[ -z "$stderr" ]
+	until=$(sed -n 's/.* until=\([0-9]*\) .*/\1/p' "$WORK/rec")
+	((until - now >= 1120000000000))
+}

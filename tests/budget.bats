@@ -84,45 +84,179 @@ setup() {
 	    "retry-state 1 tokens=100000 breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
 }
 
-# refuses MESSAGE: retry --budget=api refuses to start, with exactly the
-# line "retry: MESSAGE", and does not run its command.
-refuses() {
-	run -125 --separate-stderr "$RETRY" --budget=api -- touch "$WORK/ran"
-	[ "$stderr" = "retry: $1" ]
-	[ ! -e "$WORK/ran" ]
+# goes_without MESSAGE: retry --budget=api warns, exactly with the line
+# "retry: MESSAGE: going on without retry budget 'api'", and runs its
+# command as if no budget had been given (issue 19, item 6: fail open).
+goes_without() {
+	rm -f "$WORK/ran"
+	run -0 --separate-stderr "$RETRY" --budget=api -- touch "$WORK/ran"
+	[ "$stderr" = "retry: $1: going on without retry budget 'api'" ]
+	[ -e "$WORK/ran" ]
 }
 
-@test "a state file replaced by a symbolic link is refused" {
+@test "a state file replaced by a symbolic link is left out, the command runs" {
 	mkdir -m 700 "$STATE"
 	echo 'retry-state 1 tokens=full breaker=closed failures=0 until=0 cooldown=0 probe=0' \
 	    >"$WORK/elsewhere"
 	ln -s "$WORK/elsewhere" "$STATE/api"
-	refuses "state file $STATE/api is a symbolic link: refusing it"
+	goes_without "state file $STATE/api is a symbolic link"
 }
 
-@test "a state file owned by another user is refused" {
+@test "a state file owned by another user is left out, the command runs" {
 	[ "$(id -u)" -eq 0 ] || needs "chown to another user needs root"
 	mkdir -m 700 "$STATE"
 	install -m 600 /dev/null "$STATE/api"
 	chown nobody "$STATE/api"
-	refuses "state file $STATE/api belongs to uid $(id -u nobody), not to\
- uid 0: refusing it"
+	goes_without "state file $STATE/api belongs to uid $(id -u nobody),\
+ not to uid 0"
 }
 
-@test "a state file or directory open to other users is refused" {
+@test "a state file or directory open to other users is left out" {
 	mkdir -m 700 "$STATE"
 	install -m 644 /dev/null "$STATE/api"
-	refuses "state file $STATE/api is open to other users (mode 0644):\
- refusing it"
+	goes_without "state file $STATE/api is open to other users (mode 0644)"
 	chmod 755 "$STATE"
-	refuses "state directory $STATE is open to other users (mode 0755):\
- refusing it"
+	goes_without "state directory $STATE is open to other users\
+ (mode 0755)"
 }
 
-@test "a state directory replaced by a symbolic link is refused" {
+@test "a state directory replaced by a symbolic link is left out" {
 	mkdir -m 700 "$WORK/real"
 	ln -s "$WORK/real" "$STATE"
-	refuses "state directory $STATE is a symbolic link: refusing it"
+	goes_without "state directory $STATE is a symbolic link"
+}
+
+@test "an unusable XDG_RUNTIME_DIR leaves the guard out, the command runs" {
+	XDG_RUNTIME_DIR=$WORK/missing
+	goes_without "state directory $WORK/missing/retry: No such file or\
+ directory"
+	XDG_RUNTIME_DIR=$WORK/file
+	touch "$WORK/file"
+	goes_without "state directory $WORK/file/retry: Not a directory"
+}
+
+@test "a read-only state filesystem leaves the guard out, the command runs" {
+	[ "$(id -u)" -eq 0 ] || needs "mounting a read-only tmpfs needs root"
+	mkdir "$WORK/ro"
+	mount -t tmpfs -o ro,size=64k tmpfs "$WORK/ro" ||
+	    needs "cannot mount a tmpfs here"
+	run -0 --separate-stderr env XDG_RUNTIME_DIR="$WORK/ro" \
+	    "$RETRY" --budget=api --breaker=api \
+	    -- touch "$WORK/ran"
+	umount "$WORK/ro"
+	[ "${stderr_lines[0]}" = "retry: state directory $WORK/ro/retry:\
+ Read-only file system: going on without retry budget 'api'" ]
+	[ "${stderr_lines[1]}" = "retry: state directory $WORK/ro/retry:\
+ Read-only file system: going on without circuit breaker 'api'" ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ -e "$WORK/ran" ]
+}
+
+# as_guest COMMAND...: runs COMMAND as the user retry-guest, created for
+# the test if need be, without XDG_RUNTIME_DIR.
+as_guest() {
+	runuser -u retry-guest -- env -u XDG_RUNTIME_DIR "$@"
+}
+
+guest_setup() {
+	[ "$(id -u)" -eq 0 ] || needs "another user needs root"
+	require_tool useradd
+	require_tool runuser
+	id retry-guest >/dev/null 2>&1 ||
+	    useradd --system --no-create-home retry-guest
+	GUEST=$(id -u retry-guest)
+	rm -rf "/tmp/retry-$GUEST"
+}
+
+@test "another user cannot stop a user's runs through /tmp/retry-UID" {
+	guest_setup
+	# Planted by root, the other user here: a directory, then a link.
+	mkdir -m 700 "/tmp/retry-$GUEST"
+	run -0 --separate-stderr as_guest "$RETRY" --budget=api -- true
+	rm -rf "/tmp/retry-$GUEST"
+	[ "$stderr" = "retry: state directory /tmp/retry-$GUEST: Permission\
+ denied: going on without retry budget 'api'" ]
+	# One the user may read is still not the user's.
+	mkdir -m 700 "/tmp/retry-$GUEST"
+	chown retry-guest "/tmp/retry-$GUEST"
+	chmod 755 "/tmp/retry-$GUEST"
+	run -0 --separate-stderr as_guest "$RETRY" --budget=api -- true
+	rm -rf "/tmp/retry-$GUEST"
+	[ "$stderr" = "retry: state directory /tmp/retry-$GUEST is open to\
+ other users (mode 0755): going on without retry budget 'api'" ]
+	ln -s /tmp "/tmp/retry-$GUEST"
+	run -0 --separate-stderr as_guest "$RETRY" --breaker=api -- true
+	rm -f "/tmp/retry-$GUEST"
+	[ "$stderr" = "retry: state directory /tmp/retry-$GUEST is a symbolic\
+ link: going on without circuit breaker 'api'" ]
+}
+
+@test "an XDG_RUNTIME_DIR the user cannot write leaves the guard out" {
+	guest_setup
+	run -0 --separate-stderr as_guest XDG_RUNTIME_DIR=/ "$RETRY" \
+	    --budget=api -- true
+	[ "$stderr" = "retry: state directory //retry: Permission denied:\
+ going on without retry budget 'api'" ]
+	run -0 --separate-stderr as_guest XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" \
+	    "$RETRY" --budget=api -- true
+	[ "$stderr" = "retry: state directory $STATE: Permission denied:\
+ going on without retry budget 'api'" ]
+}
+
+# hold_lock: a process other than retry holds the lock on $STATE/api (a
+# POSIX record lock, which conflicts with retry's OFD lock) until
+# $WORK/done exists.
+hold_lock() {
+	[ -d "$STATE" ] || mkdir -m 700 "$STATE"
+	install -m 600 /dev/null "$STATE/api"
+	python3 -c '
+import fcntl, os, sys, time
+f = open(sys.argv[1], "r+")
+fcntl.lockf(f, fcntl.LOCK_EX)
+open(sys.argv[2] + "/locked", "w").write("locked")
+for _ in range(6000):
+    if os.path.exists(sys.argv[2] + "/done"):
+        break
+    time.sleep(0.01)
+' "$STATE/api" "$WORK" 3>&- &
+	HOLDER=$!
+	wait_for_file "$WORK/locked"
+}
+
+@test "a lock held for ever delays a run by a bounded wait, then the command runs" {
+	require_tool python3
+	hold_lock
+	run -0 --separate-stderr timeout -s KILL 20 "$RETRY" --budget=api \
+	    -- touch "$WORK/ran"
+	touch "$WORK/done"
+	wait "$HOLDER"
+	[ "$stderr" = "retry: $STATE/api: still locked after 1000 ms: going\
+ on without retry budget 'api'" ]
+	[ -e "$WORK/ran" ]
+}
+
+@test "a stop signal ends the wait for the lock, before attempt 1" {
+	require_tool python3
+	local pid i rc=0
+	hold_lock
+	# The breaker's admission takes the lock before attempt 1.
+	"$RETRY" --breaker=api -- touch "$WORK/ran" 2>"$WORK/err" 3>&- &
+	pid=$!
+	# retry waits for the lock once it has the file open.
+	for ((i = 0; i < 1000; i++)); do
+		[[ $(readlink "/proc/$pid/fd/"* 2>/dev/null) == *"$STATE/api"* ]] &&
+		    break
+		sleep 0.01
+	done
+	kill -TERM "$pid"
+	# Were TERM ignored, the watchdog's KILL would end it: 137.
+	(sleep 10 && kill -KILL "$pid" 2>/dev/null) 3>&- &
+	wait "$pid" || rc=$?
+	touch "$WORK/done"
+	wait "$HOLDER"
+	[ "$rc" -eq 143 ]
+	[ ! -e "$WORK/ran" ]
+	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
 }
 
 @test "a corrupt record is reset with a warning" {

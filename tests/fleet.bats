@@ -159,3 +159,153 @@ rcli() {
 	[ "${stderr_lines[0]}" = "retry: $URL/api: no answer within 500 ms: going on without retry budget 'api'" ]
 	giving_up "${stderr_lines[2]}" 2 "exit 1" "no attempts left"
 }
+
+# --- hostile peers (issue 19, item 2) -----------------------------------
+
+# peer MODE: starts helpers/guard-peer in MODE; PEER_URL, PEER_PID.
+peer() {
+	require_tool python3
+	"$ROOT/tests/helpers/guard-peer" "$1" "$WORK" 3>&- &
+	PEER_PID=$!
+	wait_for_file "$WORK/port"
+	PEER_URL=redis://127.0.0.1:$(cat "$WORK/port")
+}
+
+teardown() {
+	local pid
+	for pid in ${PEER_PID-} ${AUTH_PID-}; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null || true
+	done
+}
+
+# hostile MODE REASON: against the peer in MODE, a budget costs one
+# warning with REASON, in bounded time (the KILL after 20 s would give
+# 137) and bounded memory (max RSS under 256 MiB, room for valgrind; a
+# plain build stays under 4 MiB), and the run goes on.
+hostile() {
+	peer "$1"
+	run -1 --separate-stderr /usr/bin/time -f %M -o "$WORK/rss" \
+	    timeout -s KILL 20 "$RETRY" -n 2 -b 0 -j none \
+	    --budget="$PEER_URL/api,tokens=1" -- false
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "${stderr_lines[0]}" = "retry: $PEER_URL/api: $2: going on without retry budget 'api'" ]
+	[ "${stderr_lines[1]}" = \
+	    "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
+	giving_up "${stderr_lines[2]}" 2 "exit 1" "no attempts left"
+	(($(tail -n 1 "$WORK/rss") < 262144))
+}
+
+@test "a peer that trickles its reply costs the limit after half a second" {
+	hostile trickle "no answer within 500 ms"
+}
+
+@test "a peer that announces a 1 GB string costs the limit, not the memory" {
+	hostile huge "reply larger than 4096 bytes"
+}
+
+@test "a peer that announces a billion elements costs the limit, not the memory" {
+	hostile array "reply larger than 4096 bytes"
+}
+
+@test "a peer that accepts and says nothing costs the limit after half a second" {
+	hostile silent "no answer within 500 ms"
+}
+
+@test "a peer that closes in the middle of a reply costs the limit" {
+	hostile close "connection closed by the server"
+}
+
+@test "a stop signal ends the wait for a trickling peer, before attempt 1" {
+	local pid rc=0
+	peer trickle
+	"$RETRY" --breaker="$PEER_URL/job" -- touch "$WORK/ran" \
+	    2>"$WORK/err" 3>&- &
+	pid=$!
+	wait_for_file "$WORK/accepted"
+	kill -TERM "$pid"
+	# Were TERM left pending, the watchdog's KILL would end it: 137.
+	(sleep 10 && kill -KILL "$pid" 2>/dev/null) 3>&- &
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	[ ! -e "$WORK/ran" ]
+	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
+}
+
+@test "a key that nothing touched for a day expires" {
+	run -0 --separate-stderr "$RETRY" --budget="$URL/api" \
+	    --breaker="$URL/job" -- true
+	[ -z "$stderr" ]
+	local ttl
+	for key in retry:api retry:job; do
+		ttl=$(rcli PTTL "$key")
+		((ttl > 86000000 && ttl <= 86400000))
+	done
+}
+
+# --- AUTH (issue 21) -------------------------------------------------------
+
+# Starts a second server that needs a password (s3cret), with an ACL user
+# alice (wonder): AUTH_PORT, AUTH_PID.
+start_auth_redis() {
+	local j
+	AUTH_PORT=$((REDIS_PORT + 1))
+	printf '%s\n' "port $AUTH_PORT" "bind 127.0.0.1" "save ''" \
+	    "requirepass s3cret" "user alice on >wonder ~retry:* +@all" \
+	    >"$WORK/redis.conf"
+	redis-server "$WORK/redis.conf" >"$WORK/redis-auth.log" 2>&1 3>&- &
+	AUTH_PID=$!
+	for ((j = 0; j < 1000; j++)); do
+		REDISCLI_AUTH=s3cret redis-cli -p "$AUTH_PORT" ping 2>/dev/null |
+		    grep -q PONG && return 0
+		sleep 0.01
+	done
+	cat "$WORK/redis-auth.log" >&2
+	return 1
+}
+
+stop_auth_redis() {
+	kill "$AUTH_PID" 2>/dev/null
+	wait "$AUTH_PID" 2>/dev/null || true
+}
+
+@test "REDISCLI_AUTH gives the password; a wrong one or none costs the limit" {
+	start_auth_redis
+	local u=redis://127.0.0.1:$AUTH_PORT
+	run -0 --separate-stderr env REDISCLI_AUTH=s3cret "$RETRY" \
+	    --budget="$u/api" -- true
+	[ -z "$stderr" ]
+	run -0 --separate-stderr env REDISCLI_AUTH=wonder "$RETRY" \
+	    --budget="redis://alice@127.0.0.1:$AUTH_PORT/api" -- true
+	[ -z "$stderr" ]
+	run -0 --separate-stderr env REDISCLI_AUTH=wrong "$RETRY" \
+	    --budget="$u/api" -- true
+	[ "$stderr" = "retry: $u/api: AUTH: WRONGPASS invalid username-password pair or user is disabled.: going on without retry budget 'api'" ]
+	run -0 --separate-stderr env REDISCLI_AUTH=wrong "$RETRY" \
+	    --budget="redis://alice@127.0.0.1:$AUTH_PORT/api" -- true
+	[ "$stderr" = "retry: redis://alice@127.0.0.1:$AUTH_PORT/api: AUTH: WRONGPASS invalid username-password pair or user is disabled.: going on without retry budget 'api'" ]
+	run -0 --separate-stderr env -u REDISCLI_AUTH "$RETRY" \
+	    --budget="$u/api" -- true
+	[ "$stderr" = "retry: $u/api: NOAUTH Authentication required.: going on without retry budget 'api'" ]
+	# The run with the right password did update the key.
+	[ "$(REDISCLI_AUTH=s3cret redis-cli -p "$AUTH_PORT" EXISTS retry:api)" = 1 ]
+	stop_auth_redis
+}
+
+@test "a password in the URL is refused at once" {
+	run -125 --separate-stderr "$RETRY" \
+	    --budget=redis://alice:wonder@127.0.0.1/api -- touch "$WORK/ran"
+	[ ! -e "$WORK/ran" ]
+	[ "$stderr" = "retry: invalid --budget 'redis://alice:wonder@127.0.0.1/api': a password in the URL would show in ps(1): put it in REDISCLI_AUTH; try 'retry --help'" ]
+}
+
+@test "the password shows in no command line, retry's or the command's" {
+	start_auth_redis
+	run -0 --separate-stderr env REDISCLI_AUTH=s3cret "$RETRY" \
+	    --budget="redis://127.0.0.1:$AUTH_PORT/api" -- sh -c \
+	    'cat /proc/$PPID/cmdline /proc/$$/cmdline | tr "\0" " "'
+	stop_auth_redis
+	[ -z "$stderr" ]
+	[[ $output == *"--budget=redis://127.0.0.1:$AUTH_PORT/api"* ]]
+	[[ $output != *s3cret* ]]
+}
