@@ -146,8 +146,9 @@ _retry_values()
 		mapfile -t _vals < <(compgen -W 'text json github' -- "$val")
 		;;
 	preset)
-		mapfile -t _vals < <(compgen -W 'aws google-http google-drive
-		    simpledb airflow kubernetes ethernet list' -- "$val")
+		mapfile -t _vals < <(compgen -W 'aws aws-throttle aws-dynamodb
+		    aws-legacy google-http google-drive simpledb airflow
+		    kubernetes ethernet list' -- "$val")
 		;;
 	signal)
 		mapfile -t _vals < <(_retry_signal_names "$val")

@@ -119,7 +119,7 @@ complete $opt -l http -r -F -d "read the command's HTTP response head from this 
 complete $opt -l budget -x -d 'a retry budget shared by every retry that names it'
 complete $opt -l breaker -x -d 'stop running the command for a cooldown after N failed runs'
 complete $opt -l json-log -r -F -d 'also append the JSON log there'
-complete $opt -l preset -x -a 'aws google-http google-drive simpledb airflow kubernetes ethernet list' -d "a known system's schedule, or list"
+complete $opt -l preset -x -a 'aws aws-throttle aws-dynamodb aws-legacy google-http google-drive simpledb airflow kubernetes ethernet list' -d "a known system's schedule, or list"
 complete $opt -s q -l quiet -d 'no progress messages, errors only'
 complete $opt -s v -l verbose -d "also report each attempt's start and end"
 complete $opt -s h -l help -d 'show the help and exit'
