@@ -73,6 +73,7 @@ log_open(struct log *lg, const struct config *cfg)
 	lg->max = cfg->attempts;
 	lg->http = lg->json.http = cfg->http_file != NULL;
 	lg->server = -1;
+	lg->until_failure = cfg->until_failure;
 	if (cfg->log_file != NULL) {
 		lg->fd = open_append(cfg->log_file, "--log-file");
 		lg->stamp = lg->format == LOG_TEXT && is_regular(lg->fd);
@@ -244,6 +245,7 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
     nsec_t sleep, nsec_t window, const struct jitter *jitter)
 {
 	char name[48], what[64], d[32], start[64], ra[128] = "";
+	const char *verb = lg->until_failure ? "succeeded" : "failed";
 	nsec_t server = lg->server;
 
 	if (lg->retry_after != NULL)
@@ -256,15 +258,15 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 	format_outcome(what, sizeof(what), o);
 	format_ms(d, sizeof(d), sleep);
 	if (lg->format == LOG_GITHUB) {
-		gh_annotate(lg, "warning", "attempt %s failed (%s), next in "
-		    "%ss%s", name, what, d, ra);
+		gh_annotate(lg, "warning", "attempt %s %s (%s), next in "
+		    "%ss%s", name, verb, what, d, ra);
 		return;
 	}
-	snprintf(lg->status, sizeof(lg->status), "%s: attempt %s failed (%s)",
-	    getprogname(), name, what);
+	snprintf(lg->status, sizeof(lg->status), "%s: attempt %s %s (%s)",
+	    getprogname(), name, verb, what);
 	line_start(lg, start, sizeof(start));
-	snprintf(lg->plain, sizeof(lg->plain), "%sattempt %s failed (%s), "
-	    "next in %ss%s\n", start, name, what, d, ra);
+	snprintf(lg->plain, sizeof(lg->plain), "%sattempt %s %s (%s), "
+	    "next in %ss%s\n", start, name, verb, what, d, ra);
 	if (!lg->countdown)
 		fd_write_all(lg->fd, lg->plain, strlen(lg->plain));
 }
@@ -328,7 +330,17 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 		return;
 	format_outcome(what, sizeof(what), o);
 	format_ms(d, sizeof(d), elapsed);
-	if (reason != NULL) {
+	if (reason != NULL && lg->until_failure) {
+		snprintf(why, sizeof(why), status != outcome_status(o) ?
+		    "%s; exiting %d" : "%s", reason, status);
+		attempt_name(lg, k, name, sizeof(name));
+		if (lg->format == LOG_GITHUB)
+			gh_annotate(lg, "error", "attempt %s failed after %ss: "
+			    "%s (%s)", name, d, what, why);
+		else
+			text(lg, "attempt %s failed after %ss: %s (%s)", name,
+			    d, what, why);
+	} else if (reason != NULL) {
 		snprintf(why, sizeof(why), status != outcome_status(o) ?
 		    "%s; exiting %d" : "%s", reason, status);
 		if (lg->format == LOG_GITHUB)
@@ -341,6 +353,32 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 		attempt_name(lg, k, name, sizeof(name));
 		text(lg, "succeeded on attempt %s after %ss", name, d);
 	}
+}
+
+/*
+ * --until-failure: attempts 1 to k all succeeded, and why the run ends
+ * there (NULL: no attempts left).  retry exits 0.
+ */
+void
+log_all_succeeded(struct log *lg, long long k, const char *why,
+    nsec_t elapsed)
+{
+	char d[32];
+
+	jsonlog_summary(&lg->json, k, elapsed, 0, why != NULL ? why :
+	    "all attempts succeeded");
+	gh_outputs(lg, k, 0);
+	if (!says(lg, 0))
+		return;
+	format_ms(d, sizeof(d), elapsed);
+	if (lg->format == LOG_GITHUB)
+		gh_annotate(lg, "notice", "all %lld attempt%s succeeded in "
+		    "%ss%s%s", k, k == 1 ? "" : "s", d, why != NULL ? "; " : "",
+		    why != NULL ? why : "");
+	else
+		text(lg, "all %lld attempt%s succeeded in %ss%s%s", k,
+		    k == 1 ? "" : "s", d, why != NULL ? "; " : "",
+		    why != NULL ? why : "");
 }
 
 /* Something of attempt k that only -v reports, such as an ignored field. */

@@ -49,7 +49,8 @@ enum {
 	OPT_BUDGET,
 	OPT_BREAKER,
 	OPT_JSON_LOG,
-	OPT_PRESET
+	OPT_PRESET,
+	OPT_UNTIL_FAILURE
 };
 
 static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:IOqvhV";
@@ -88,6 +89,7 @@ static const struct option longopts[] = {
 	{ "on-retry",		required_argument,	NULL, OPT_ON_RETRY },
 	{ "on-give-up",		required_argument,	NULL, OPT_ON_GIVE_UP },
 	{ "reset-after",	required_argument,	NULL, OPT_RESET_AFTER },
+	{ "until-failure",	no_argument,		NULL, OPT_UNTIL_FAILURE },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
@@ -240,6 +242,9 @@ parse_flag(int opt, struct config *cfg)
 	case OPT_DRY_RUN:
 		cfg->dry_run = true;
 		return true;
+	case OPT_UNTIL_FAILURE:
+		cfg->until_failure = true;
+		return true;
 	case 'q':
 		cfg->verbosity = -1;
 		return true;
@@ -301,6 +306,15 @@ check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
 	}
 	if (s->cap < s->base)
 		s->cap = s->base;
+	/* A budget and a breaker meter retries; this run retries nothing. */
+	if (cfg->until_failure && (cfg->budget.name[0] != '\0' ||
+	    cfg->breaker.name[0] != '\0')) {
+		snprintf(err, len, "--until-failure and --%s cannot be "
+		    "combined: it stops at the first failure, so nothing is "
+		    "retried", cfg->budget.name[0] != '\0' ? "budget" :
+		    "breaker");
+		return false;
+	}
 	/* As in timeout(1), -k 0 sends no KILL at all. */
 	if (cfg->kill_after == 0)
 		cfg->kill_after = NSEC_INF;

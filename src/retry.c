@@ -82,6 +82,8 @@ static const char help_text[] =
 "      --stop-if-output=ERE  a line matching ERE: not retried              [none]\n"
 "      --retry-if-output=ERE a line matching ERE: retried                  [none]\n"
 "      --reset-after=DURATION  a run this long restarts the schedule      [never]\n"
+"      --until-failure       run again after each success, until the first\n"
+"                            failure: for flaky tests\n"
 "\n"
 "Hooks (CMD runs through /bin/sh -c):\n"
 "      --on-retry=CMD        run after a failed attempt, before the sleep  [none]\n"
@@ -297,6 +299,19 @@ finish(struct run *r, long long k, const struct outcome *o,
 	exit_as(o);
 }
 
+/*
+ * --until-failure: attempts 1 to k all succeeded and the run ends, why
+ * says for what (NULL: no attempts left).
+ */
+static _Noreturn void
+all_succeeded(struct run *r, long long k, const char *why)
+{
+	release_output(r, k, true);
+	guards_end(&r->guards, RUN_SUCCEEDED);
+	log_all_succeeded(&r->log, k, why, mono_now() - r->t0);
+	exit(0);
+}
+
 /* The command could not be started: say why, and that no shell ran. */
 static void
 cannot_run(const struct run *r, const struct outcome *o)
@@ -463,8 +478,15 @@ retry_loop(struct run *r)
 		v = decide(cfg, &o);
 		/* Before any sleep, so that runs in backoff have paid. */
 		allowed = guards_attempt(&r->guards, v == SUCCEED);
+		/* --until-failure: a success goes on, a failure ends it. */
+		if (cfg->until_failure && v != SUCCEED) {
+			release_output(r, k, true);
+			finish(r, k, &o, "the first failure");
+		}
 		switch (v) {
 		case SUCCEED:
+			if (cfg->until_failure)
+				break;
 			release_output(r, k, true);
 			finish(r, k, &o, NULL);
 		case STOP:
@@ -473,6 +495,10 @@ retry_loop(struct run *r)
 		case RETRY:
 			break;
 		}
+		if (cfg->until_failure && (o.deadline ||
+		    (cfg->attempts != 0 && k >= cfg->attempts)))
+			all_succeeded(r, k, o.deadline ? "--max-time reached" :
+			    NULL);
 		if (o.deadline || (cfg->attempts != 0 && k >= cfg->attempts)) {
 			release_output(r, k, true);
 			finish(r, k, &o, o.deadline ? "--max-time reached" :
@@ -483,6 +509,8 @@ retry_loop(struct run *r)
 			finish(r, k, &o, r->exhausted);
 		}
 		if ((why = wait_for_next(r, k, &o)) != NULL) {
+			if (cfg->until_failure)
+				all_succeeded(r, k, why);
 			release_output(r, k, true);
 			finish(r, k, &o, why);
 		}
