@@ -134,6 +134,7 @@ struct config {
 	bool		hold_stdout;
 	bool		dry_run;
 	bool		until_failure;	/* stop at the first failure */
+	const char	*env_options;	/* RETRY_OPTIONS' words, or NULL */
 	int		verbosity;	/* -1 quiet, 0 default, 1 verbose */
 	enum log_format	log_format;
 	const char	*log_file;
@@ -186,7 +187,14 @@ enum parse_result {
 };
 enum parse_result parse_options(int, char **, struct config *, char *,
 		    size_t);
+enum parse_result parse_options_env(int, char **, int, char **,
+		    struct config *, char *, size_t);
 void		 config_defaults(struct config *);
+
+/* envopts.c: the words of RETRY_OPTIONS, split without expansion. */
+int		 envopts_split(const char *, char *, int *, char ***, char *,
+		    size_t);
+char		*envopts_show(int, char **);
 
 /* dryrun.c: --dry-run, the schedule as a table on stdout; returns 0. */
 int		 dry_run(const struct config *);

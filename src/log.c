@@ -196,6 +196,8 @@ log_start(struct log *lg, const struct config *cfg, nsec_t t0)
 {
 	lg->t0 = lg->json.t0 = t0;
 	jsonlog_start(&lg->json, cfg);
+	if (cfg->env_options != NULL && says(lg, 1))
+		text(lg, "options from RETRY_OPTIONS: %s", cfg->env_options);
 }
 
 void

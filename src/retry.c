@@ -544,17 +544,41 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    "retry budget '%s' exhausted", cfg->budget.name);
 }
 
+/*
+ * RETRY_OPTIONS as words for parse_options_env(): *envc 0 when it is
+ * unset or holds no word.  A quote that does not end is an error.
+ */
+static void
+env_words(char *argv0, int *envc, char ***envv)
+{
+	const char *s = getenv("RETRY_OPTIONS");
+	char why[128], msg[192];
+
+	*envc = 0;
+	*envv = NULL;
+	if (s == NULL || *s == '\0')
+		return;
+	if (envopts_split(s, argv0, envc, envv, why, sizeof(why)) != 0) {
+		snprintf(msg, sizeof(msg), "RETRY_OPTIONS: %s", why);
+		usage_error(msg);
+	}
+	if (*envc < 2)
+		*envc = 0;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct config cfg;
 	struct run run;
 	struct matcher *matcher;
-	char msg[512], max_env[STATUS_BUF];
+	char msg[512], max_env[STATUS_BUF], **envv;
 	nsec_t wait;
-	int sig;
+	int sig, envc;
 
-	switch (parse_options(argc, argv, &cfg, msg, sizeof(msg))) {
+	env_words(argv[0], &envc, &envv);
+	switch (parse_options_env(envc, envv, argc, argv, &cfg, msg,
+	    sizeof(msg))) {
 	case PARSE_HELP:
 		fputs(usage_text, stdout);
 		fputs("\n", stdout);
@@ -572,6 +596,8 @@ main(int argc, char *argv[])
 	case PARSE_OK:
 		break;
 	}
+	if (envc > 0 && (cfg.env_options = envopts_show(envc, envv)) == NULL)
+		err(EXIT_CANCELED, "RETRY_OPTIONS");
 	if ((matcher = matcher_open(&cfg, msg, sizeof(msg))) == NULL &&
 	    *msg != '\0')
 		usage_error(msg);
