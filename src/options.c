@@ -445,15 +445,15 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 		last_arg = optarg;
 	}
 	*end = optind;
-	if (p->from_env && optind < argc) {
-		snprintf(err, len, "'%.*s' is not an option: the command "
-		    "goes on the command line", VALUE_SHOWN, argv[optind]);
-		return PARSE_ERROR;
-	}
 	if (p->from_env && optind > 1 && strcmp(argv[optind - 1], "--") ==
 	    0 && argv[optind - 1] != last_arg) {
 		snprintf(err, len, "'--' is not allowed there: the command "
 		    "goes on the command line");
+		return PARSE_ERROR;
+	}
+	if (p->from_env && optind < argc) {
+		snprintf(err, len, "'%.*s' is not an option: the command "
+		    "goes on the command line", VALUE_SHOWN, argv[optind]);
 		return PARSE_ERROR;
 	}
 	return PARSE_OK;

@@ -117,7 +117,8 @@ static const char help_text[] =
 "  -V, --version             show the version and exit\n"
 "\n"
 "DURATION is a number with an optional unit ns, us, ms, s, m, h or d\n"
-"(seconds by default), or a sum such as 1m30s.  See retry(1).\n";
+"(seconds by default), or a sum such as 1m30s.  Options in RETRY_OPTIONS\n"
+"are read before the command line, which wins.  See retry(1).\n";
 
 /* Everything one run of the attempt loop needs. */
 struct run {
