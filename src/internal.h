@@ -185,10 +185,8 @@ enum parse_result {
 	PARSE_VERSION,
 	PARSE_PRESETS		/* --preset=list */
 };
-enum parse_result parse_options(int, char **, struct config *, char *,
-		    size_t);
-enum parse_result parse_options_env(int, char **, int, char **,
-		    struct config *, char *, size_t);
+enum parse_result parse_options(char **, int, char **, struct config *,
+		    char *, size_t);
 void		 config_defaults(struct config *);
 
 /* envopts.c: the words of RETRY_OPTIONS, split without expansion. */

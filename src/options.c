@@ -3,8 +3,8 @@
  * config, with the defaults first, then --preset's schedule, then the
  * options in their order, and on a bad option or value writes
  * one line that names the option and the value; the values themselves
- * are parse.c's to convert.  parse_options_env() parses the words of
- * RETRY_OPTIONS (envopts.c splits them) before argv, in the same way:
+ * are parse.c's to convert.  It parses the words of RETRY_OPTIONS
+ * (envopts.c splits them) before argv, in the same way:
  * argv wins where both set something, and a LIST in argv replaces the
  * variable's unless it starts with +.  Nothing here exits or prints, so
  * the fuzz harnesses can drive it directly.
@@ -23,6 +23,7 @@ struct pass {
 	struct outcome_set lists[3];	/* -r, -x, --success-on before it */
 	bool		 seen[MATCH_KINDS];	/* an output rule of this pass */
 	const char	*cap_arg, *base_arg;	/* NULL: default or preset */
+	int		 end;		/* the first word that is no option */
 };
 
 void
@@ -373,7 +374,8 @@ refused_from_env(int opt, const char *arg)
 	case OPT_DRY_RUN:
 		return "--dry-run";
 	case OPT_PRESET:
-		return strcmp(arg, "list") == 0 ? "--preset=list" : NULL;
+		return arg != NULL && strcmp(arg, "list") == 0 ?
+		    "--preset=list" : NULL;
 	default:
 		return NULL;
 	}
@@ -384,34 +386,34 @@ static enum parse_result
 parse_one(int opt, struct config *cfg, struct pass *p, char *err,
     size_t len)
 {
-	const char *why;
+	const char *why, *arg = optarg != NULL ? optarg : "";
 	char whybuf[160];
 
 	if (parse_flag(opt, cfg))
 		return PARSE_OK;
 	if (opt == 'c')
-		p->cap_arg = optarg;
+		p->cap_arg = arg;
 	else if (opt == 'b')
-		p->base_arg = optarg;
-	if ((why = parse_value(opt, optarg, cfg, p, whybuf,
+		p->base_arg = arg;
+	if ((why = parse_value(opt, arg, cfg, p, whybuf,
 	    sizeof(whybuf))) != NULL) {
 		/* A huge value must not push the reason out. */
 		snprintf(err, len, "invalid --%s '%.*s%s': %s",
-		    long_name(opt), VALUE_SHOWN, optarg,
-		    strlen(optarg) > VALUE_SHOWN ? "..." : "", why);
+		    long_name(opt), VALUE_SHOWN, arg,
+		    strlen(arg) > VALUE_SHOWN ? "..." : "", why);
 		return PARSE_ERROR;
 	}
 	return PARSE_OK;
 }
 
 /*
- * The options of one vector into cfg; *end is the index of its first
+ * The options of one vector into cfg; p->end is the index of its first
  * word that is no option.  last_arg catches a "--" that ended the
  * options, which RETRY_OPTIONS may not hold.
  */
 static enum parse_result
 parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
-    int *end, char *err, size_t len)
+    char *err, size_t len)
 {
 	enum parse_result r;
 	const char *refused, *last_arg = NULL;
@@ -434,7 +436,8 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 			return PARSE_HELP;
 		if (opt == 'V')
 			return PARSE_VERSION;
-		if (opt == OPT_PRESET && strcmp(optarg, "list") == 0)
+		if (opt == OPT_PRESET && optarg != NULL &&
+		    strcmp(optarg, "list") == 0)
 			return PARSE_PRESETS;
 		if (opt == '?' || opt == ':') {
 			describe_bad_option(opt, argv[at], err, len);
@@ -444,7 +447,7 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 			return r;
 		last_arg = optarg;
 	}
-	*end = optind;
+	p->end = optind;
 	if (p->from_env && optind > 1 && strcmp(argv[optind - 1], "--") ==
 	    0 && argv[optind - 1] != last_arg) {
 		snprintf(err, len, "'--' is not allowed there: the command "
@@ -466,10 +469,9 @@ parse_env_words(int envc, char **envv, struct config *cfg,
 {
 	enum parse_result r;
 	char why[400];
-	int end;
 
 	p->from_env = true;
-	if ((r = parse_vector(envc, envv, cfg, p, &end, why,
+	if ((r = parse_vector(envc, envv, cfg, p, why,
 	    sizeof(why))) == PARSE_ERROR)
 		snprintf(err, len, "RETRY_OPTIONS: %s", why);
 	p->from_env = false;
@@ -477,44 +479,37 @@ parse_env_words(int envc, char **envv, struct config *cfg,
 }
 
 /*
- * Fills cfg from the words of RETRY_OPTIONS (envc of them in envv, the
- * first standing for the program; envc 0: none), then argv.  On
+ * Fills cfg from the words of RETRY_OPTIONS (envv, NULL-terminated, the
+ * first standing for the program; NULL: none), then argv.  On
  * PARSE_ERROR, err holds one line without the program name or the
  * --help hint, which the caller adds.
  */
 enum parse_result
-parse_options_env(int envc, char **envv, int argc, char **argv,
-    struct config *cfg, char *err, size_t len)
+parse_options(char **envv, int argc, char **argv, struct config *cfg,
+    char *err, size_t len)
 {
 	enum parse_result r;
 	struct pass p;
 	const char *preset = NULL, *argv_preset;
-	int end;
+	int envc = 0;
 
 	config_defaults(cfg);
 	memset(&p, 0, sizeof(p));
+	while (envv != NULL && envv[envc] != NULL)
+		envc++;
 	/* A --preset goes first, whichever vector names it; argv's wins. */
-	if (envc > 1)
+	if (envc > 1 && envv != NULL)
 		preset = find_preset(envc, envv);
 	if ((argv_preset = find_preset(argc, argv)) != NULL)
 		preset = argv_preset;
 	if (preset != NULL)
 		(void)preset_apply(preset, cfg);
-	if (envc > 1 && (r = parse_env_words(envc, envv, cfg, &p, err,
-	    len)) != PARSE_OK)
+	if (envc > 1 && envv != NULL && (r = parse_env_words(envc, envv, cfg,
+	    &p, err, len)) != PARSE_OK)
 		return r;
-	if ((r = parse_vector(argc, argv, cfg, &p, &end, err, len)) !=
-	    PARSE_OK)
+	if ((r = parse_vector(argc, argv, cfg, &p, err, len)) != PARSE_OK)
 		return r;
-	cfg->argv = end < argc ? argv + end : NULL;
+	cfg->argv = p.end < argc ? argv + p.end : NULL;
 	return check_config(cfg, p.cap_arg, p.base_arg, err, len) ?
 	    PARSE_OK : PARSE_ERROR;
-}
-
-/* Fills cfg from argv alone, as parse_options_env() does. */
-enum parse_result
-parse_options(int argc, char **argv, struct config *cfg, char *err,
-    size_t len)
-{
-	return parse_options_env(0, NULL, argc, argv, cfg, err, len);
 }

@@ -546,7 +546,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 }
 
 /*
- * RETRY_OPTIONS as words for parse_options_env(): *envc 0 when it is
+ * RETRY_OPTIONS as words for parse_options(): *envc 0 when it is
  * unset or holds no word.  A quote that does not end is an error.
  */
 static void
@@ -578,7 +578,7 @@ main(int argc, char *argv[])
 	int sig, envc;
 
 	env_words(argv[0], &envc, &envv);
-	switch (parse_options_env(envc, envv, argc, argv, &cfg, msg,
+	switch (parse_options(envc > 0 ? envv : NULL, argc, argv, &cfg, msg,
 	    sizeof(msg))) {
 	case PARSE_HELP:
 		fputs(usage_text, stdout);

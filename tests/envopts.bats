@@ -77,6 +77,7 @@ env_error() {
 @test "RETRY_OPTIONS: a quote left open or a last backslash is an error" {
 	env_error "-n 2 '-b 1s" "unterminated single quote"
 	env_error '-n 2 "-b 1s' "unterminated double quote"
+	# shellcheck disable=SC1003 # a backslash at the end, on purpose
 	env_error '-n 2 \' "it ends with a backslash"
 }
 
