@@ -63,7 +63,7 @@ SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
 	  src/match.c src/hooks.c src/env.c src/signals.c src/fd.c src/clock.c \
 	  src/http.c \
 	  src/guard.c src/budget.c src/statefile.c src/redisstore.c \
-	  src/jsonlog.c src/preset.c src/dryrun.c src/escape.c
+	  src/jsonlog.c src/preset.c src/dryrun.c src/escape.c src/envopts.c
 HDRS	= src/internal.h
 BATS	?= bats
 TESTS	= tests

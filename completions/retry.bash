@@ -10,7 +10,8 @@ _retry_longopts=(attempts= base= factor= cap= jitter= splay= seed= retry-on=
 	stop-on= success-on= timeout= signal= kill-after= max-time= foreground
 	replay-stdin hold-stdout dry-run log-format= log-file= quiet verbose help
 	version success-if-output= stop-if-output= retry-if-output= on-retry=
-	on-give-up= reset-after= http= budget= breaker= json-log= preset=)
+	on-give-up= reset-after= http= budget= breaker= json-log= preset=
+	until-failure)
 _retry_shortopts=(n= b= f= c= j= r= x= t= s= k= m= I O q v h V)
 declare -gA _retry_short_long=([n]=attempts [b]=base [f]=factor [c]=cap
 	[j]=jitter [r]=retry-on [x]=stop-on [t]=timeout [s]=signal
@@ -146,8 +147,9 @@ _retry_values()
 		mapfile -t _vals < <(compgen -W 'text json github' -- "$val")
 		;;
 	preset)
-		mapfile -t _vals < <(compgen -W 'aws google-http google-drive
-		    simpledb airflow kubernetes ethernet list' -- "$val")
+		mapfile -t _vals < <(compgen -W 'aws aws-throttle aws-dynamodb
+		    aws-legacy google-http google-drive simpledb airflow
+		    kubernetes ethernet list' -- "$val")
 		;;
 	signal)
 		mapfile -t _vals < <(_retry_signal_names "$val")

@@ -11,7 +11,7 @@ set -g __fish_retry_valued attempts base factor cap jitter splay seed \
     log-format log-file success-if-output stop-if-output retry-if-output \
     on-retry on-give-up reset-after http budget breaker json-log preset
 set -g __fish_retry_flags foreground replay-stdin hold-stdout dry-run quiet \
-    verbose help version
+    verbose help version until-failure
 
 # Whether the option word $argv[1] (--name, maybe abbreviated as
 # getopt_long(3) allows) takes a value in the next word.
@@ -110,6 +110,7 @@ complete $opt -s s -l signal -x -a '(__fish_retry_signal_names)' -d 'signal sent
 complete $opt -s k -l kill-after -x -a inf -d 'then SIGKILL after this long, or inf'
 complete $opt -s m -l max-time -x -d 'limit for the whole run, 0 for none'
 complete $opt -l foreground -d "leave the command in the caller's process group"
+complete $opt -l until-failure -d 'run again after each success, until the first failure'
 complete $opt -s I -l replay-stdin -d 'give every attempt the same standard input'
 complete $opt -s O -l hold-stdout -d "pass on only the final attempt's standard output"
 complete $opt -l dry-run -d 'print the schedule and run nothing'
@@ -119,7 +120,7 @@ complete $opt -l http -r -F -d "read the command's HTTP response head from this 
 complete $opt -l budget -x -d 'a retry budget shared by every retry that names it'
 complete $opt -l breaker -x -d 'stop running the command for a cooldown after N failed runs'
 complete $opt -l json-log -r -F -d 'also append the JSON log there'
-complete $opt -l preset -x -a 'aws google-http google-drive simpledb airflow kubernetes ethernet list' -d "a known system's schedule, or list"
+complete $opt -l preset -x -a 'aws aws-throttle aws-dynamodb aws-legacy google-http google-drive simpledb airflow kubernetes ethernet list' -d "a known system's schedule, or list"
 complete $opt -s q -l quiet -d 'no progress messages, errors only'
 complete $opt -s v -l verbose -d "also report each attempt's start and end"
 complete $opt -s h -l help -d 'show the help and exit'

@@ -126,7 +126,7 @@ disturb(void)
 	struct config c;
 	char err[ERR_LEN];
 
-	(void)parse_options(3, argv, &c, err, sizeof(err));
+	(void)parse_options(NULL, 3, argv, &c, err, sizeof(err));
 }
 
 /*
@@ -166,7 +166,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argc = split_words(buf, size, argv);
 
 	memset(err, 'x', sizeof(err));
-	r = parse_options(argc, argv, &c, err, sizeof(err));
+	r = parse_options(NULL, argc, argv, &c, err, sizeof(err));
 	CHECK(r == PARSE_OK || r == PARSE_ERROR || r == PARSE_HELP ||
 	    r == PARSE_VERSION || r == PARSE_PRESETS);
 	CHECK(r != PARSE_ERROR || (memchr(err, '\0', sizeof(err)) != NULL &&
@@ -178,7 +178,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	disturb();
 	memset(err2, 'x', sizeof(err2));
-	r2 = parse_options(argc, argv, &c2, err2, sizeof(err2));
+	r2 = parse_options(NULL, argc, argv, &c2, err2, sizeof(err2));
 	CHECK(r2 == r);
 	CHECK(r != PARSE_OK || config_equal(&c, &c2));
 	CHECK(r != PARSE_ERROR || strcmp(err, err2) == 0);

@@ -138,6 +138,8 @@ dry_run(const struct config *cfg)
 		    "attempt that runs that long; a dry run cannot know how "
 		    "long attempts run\n", w);
 	}
+	if (cfg->env_options != NULL)
+		printf("# options from RETRY_OPTIONS: %s\n", cfg->env_options);
 	/* Not when --max-time cut the table before the 20th row. */
 	if (cfg->attempts == 0 && t.cut == 0)
 		printf("# attempts are unlimited: the first %d are shown\n",

@@ -136,6 +136,8 @@ struct config {
 	bool		replay_stdin;
 	bool		hold_stdout;
 	bool		dry_run;
+	bool		until_failure;	/* stop at the first failure */
+	const char	*env_options;	/* RETRY_OPTIONS' words, or NULL */
 	int		verbosity;	/* -1 quiet, 0 default, 1 verbose */
 	enum log_format	log_format;
 	const char	*log_file;
@@ -186,9 +188,14 @@ enum parse_result {
 	PARSE_VERSION,
 	PARSE_PRESETS		/* --preset=list */
 };
-enum parse_result parse_options(int, char **, struct config *, char *,
-		    size_t);
+enum parse_result parse_options(char **, int, char **, struct config *,
+		    char *, size_t);
 void		 config_defaults(struct config *);
+
+/* envopts.c: the words of RETRY_OPTIONS, split without expansion. */
+int		 envopts_split(const char *, char *, int *, char ***, char *,
+		    size_t);
+char		*envopts_show(int, char **);
 
 /* dryrun.c: --dry-run, the schedule as a table on stdout; returns 0. */
 int		 dry_run(const struct config *);
@@ -272,6 +279,7 @@ struct log {
 	bool		 http;		/* --http: events carry the status */
 	const char	*retry_after;	/* the next sleep's, or NULL */
 	nsec_t		 server;	/* its delay, or -1 */
+	bool		 until_failure;	/* the sleeps follow successes */
 };
 void		 log_open(struct log *, const struct config *);
 void		 log_start(struct log *, const struct config *, nsec_t);
@@ -280,6 +288,8 @@ void		 log_attempt_end(struct log *, long long, const struct outcome *);
 void		 log_server_delay(struct log *, const char *, nsec_t);
 void		 log_retrying(struct log *, long long, const struct outcome *,
 		    nsec_t, nsec_t, const struct jitter *);
+void		 log_all_succeeded(struct log *, long long, const char *,
+		    nsec_t);
 bool		 log_counts_down(const struct log *);
 void		 log_countdown(nsec_t, void *);
 void		 log_sleep_done(struct log *);

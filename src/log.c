@@ -95,6 +95,7 @@ log_open(struct log *lg, const struct config *cfg)
 	lg->max = cfg->attempts;
 	lg->http = lg->json.http = cfg->http_file != NULL;
 	lg->server = -1;
+	lg->until_failure = cfg->until_failure;
 	if (cfg->log_file != NULL) {
 		lg->fd = open_append(cfg->log_file, "--log-file");
 		lg->stamp = lg->format == LOG_TEXT && is_regular(lg->fd);
@@ -223,6 +224,8 @@ log_start(struct log *lg, const struct config *cfg, nsec_t t0)
 {
 	lg->t0 = lg->json.t0 = t0;
 	jsonlog_start(&lg->json, cfg);
+	if (cfg->env_options != NULL && says(lg, 1))
+		text(lg, "options from RETRY_OPTIONS: %s", cfg->env_options);
 }
 
 void
@@ -274,6 +277,7 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 {
 	char name[48], *what, d[32];
 	struct strbuf ra = { 0 }, msg = { 0 };
+	const char *verb = lg->until_failure ? "succeeded" : "failed";
 	nsec_t server = lg->server;
 
 	if (lg->retry_after != NULL)
@@ -288,12 +292,12 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 	what = outcome_text(o);
 	format_ms(d, sizeof(d), sleep);
 	if (lg->format == LOG_GITHUB)
-		gh_annotate(lg, "warning", "attempt %s failed (%s), next in "
-		    "%ss%s", name, what, d, sb_text(&ra));
+		gh_annotate(lg, "warning", "attempt %s %s (%s), next in "
+		    "%ss%s", name, verb, what, d, sb_text(&ra));
 	else {
 		sb_free(&lg->status);
 		sb_free(&lg->plain);
-		sb_printf(&msg, "attempt %s failed (%s)", name, what);
+		sb_printf(&msg, "attempt %s %s (%s)", name, verb, what);
 		sb_visible(&lg->status, getprogname());
 		sb_str(&lg->status, ": ");
 		sb_visible(&lg->status, sb_text(&msg));
@@ -442,6 +446,16 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 		sb_str(&why, reason);
 		if (status != outcome_status(o))
 			sb_printf(&why, "; exiting %d", status);
+	}
+	if (reason != NULL && lg->until_failure) {
+		attempt_name(lg, k, name, sizeof(name));
+		if (lg->format == LOG_GITHUB)
+			gh_annotate(lg, "error", "attempt %s failed after %ss: "
+			    "%s (%s)", name, d, what, sb_text(&why));
+		else
+			text(lg, "attempt %s failed after %ss: %s (%s)", name,
+			    d, what, sb_text(&why));
+	} else if (reason != NULL) {
 		if (lg->format == LOG_GITHUB)
 			gh_annotate(lg, "error", "giving up after %lld attempt%s "
 			    "in %ss: %s (%s)", k, k == 1 ? "" : "s", d, what,
@@ -455,6 +469,32 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 	}
 	free(what);
 	sb_free(&why);
+}
+
+/*
+ * --until-failure: attempts 1 to k all succeeded, and why the run ends
+ * there (NULL: no attempts left).  retry exits 0.
+ */
+void
+log_all_succeeded(struct log *lg, long long k, const char *why,
+    nsec_t elapsed)
+{
+	char d[32];
+
+	jsonlog_summary(&lg->json, k, elapsed, 0, why != NULL ? why :
+	    "all attempts succeeded");
+	gh_outputs(lg, k, 0);
+	if (!says(lg, 0))
+		return;
+	format_ms(d, sizeof(d), elapsed);
+	if (lg->format == LOG_GITHUB)
+		gh_annotate(lg, "notice", "all %lld attempt%s succeeded in "
+		    "%ss%s%s", k, k == 1 ? "" : "s", d, why != NULL ? "; " : "",
+		    why != NULL ? why : "");
+	else
+		text(lg, "all %lld attempt%s succeeded in %ss%s%s", k,
+		    k == 1 ? "" : "s", d, why != NULL ? "; " : "",
+		    why != NULL ? why : "");
 }
 
 /* Something of attempt k that only -v reports, such as an ignored field. */

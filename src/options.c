@@ -3,8 +3,11 @@
  * config, with the defaults first, then --preset's schedule, then the
  * options in their order, and on a bad option or value writes
  * one line that names the option and the value; the values themselves
- * are parse.c's to convert.  Nothing here exits or prints, so the fuzz
- * harnesses can drive it directly.
+ * are parse.c's to convert.  It parses the words of RETRY_OPTIONS
+ * (envopts.c splits them) before argv, in the same way:
+ * argv wins where both set something, and a LIST in argv replaces the
+ * variable's unless it starts with +.  Nothing here exits or prints, so
+ * the fuzz harnesses can drive it directly.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -13,6 +16,15 @@
 #include "internal.h"
 
 #define VALUE_SHOWN	100	/* bytes of a bad value quoted in an error */
+
+/* One vector's pass: RETRY_OPTIONS' words, then argv. */
+struct pass {
+	bool		 from_env;
+	struct outcome_set lists[3];	/* -r, -x, --success-on before it */
+	bool		 seen[MATCH_KINDS];	/* an output rule of this pass */
+	const char	*cap_arg, *base_arg;	/* NULL: default or preset */
+	int		 end;		/* the first word that is no option */
+};
 
 void
 config_defaults(struct config *cfg)
@@ -49,7 +61,8 @@ enum {
 	OPT_BUDGET,
 	OPT_BREAKER,
 	OPT_JSON_LOG,
-	OPT_PRESET
+	OPT_PRESET,
+	OPT_UNTIL_FAILURE
 };
 
 static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:IOqvhV";
@@ -88,6 +101,7 @@ static const struct option longopts[] = {
 	{ "on-retry",		required_argument,	NULL, OPT_ON_RETRY },
 	{ "on-give-up",		required_argument,	NULL, OPT_ON_GIVE_UP },
 	{ "reset-after",	required_argument,	NULL, OPT_RESET_AFTER },
+	{ "until-failure",	no_argument,		NULL, OPT_UNTIL_FAILURE },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
@@ -106,10 +120,17 @@ long_name(int val)
 	return "?";
 }
 
-/* An ERE is compiled by match.c, when the run starts. */
+/*
+ * An ERE is compiled by match.c, when the run starts.  The first rule of
+ * a kind in argv replaces those of RETRY_OPTIONS.
+ */
 static const char *
-add_output_rule(struct config *cfg, enum match_kind k, const char *re)
+add_output_rule(struct config *cfg, struct pass *p, enum match_kind k,
+    const char *re)
 {
+	if (!p->seen[k])
+		cfg->noutput[k] = 0;
+	p->seen[k] = true;
 	if (cfg->noutput[k] == OUTPUT_RULES_MAX)
 		return "too many, the limit is 16";
 	cfg->output[k][cfg->noutput[k]++] = re;
@@ -135,25 +156,24 @@ parse_log_value(int opt, const char *arg, struct config *cfg)
 }
 
 /*
- * A LIST of --retry-on, --stop-on or --success-on over that option's
- * default; why (len bytes) is room for the reason.
+ * A LIST of --retry-on, --stop-on or --success-on over what that option
+ * was before this pass: its default, or what RETRY_OPTIONS made it; why
+ * (len bytes) is room for the reason.
  */
 static const char *
-parse_list(int opt, const char *arg, struct config *cfg, char *why,
-    size_t len)
+parse_list(int opt, const char *arg, struct config *cfg,
+    const struct pass *p, char *why, size_t len)
 {
-	struct outcome_set dflt;
-
-	memset(&dflt, 0, sizeof(dflt));
 	switch (opt) {
 	case 'r':
-		outcomes_default_retry(&dflt);
-		return parse_outcomes(arg, &cfg->retry_on, &dflt, why, len);
+		return parse_outcomes(arg, &cfg->retry_on, &p->lists[0], why,
+		    len);
 	case 'x':
-		return parse_outcomes(arg, &cfg->stop_on, &dflt, why, len);
+		return parse_outcomes(arg, &cfg->stop_on, &p->lists[1], why,
+		    len);
 	default:
-		outcomes_add_exit(&dflt, 0);
-		return parse_outcomes(arg, &cfg->success_on, &dflt, why, len);
+		return parse_outcomes(arg, &cfg->success_on, &p->lists[2], why,
+		    len);
 	}
 }
 
@@ -162,8 +182,8 @@ parse_list(int opt, const char *arg, struct config *cfg, char *why,
  * which may be written to why (len bytes).
  */
 static const char *
-parse_value(int opt, const char *arg, struct config *cfg, char *why,
-    size_t len)
+parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
+    char *why, size_t len)
 {
 	struct schedule *s = &cfg->sched;
 
@@ -186,7 +206,7 @@ parse_value(int opt, const char *arg, struct config *cfg, char *why,
 	case 'r':
 	case 'x':
 	case OPT_SUCCESS_ON:
-		return parse_list(opt, arg, cfg, why, len);
+		return parse_list(opt, arg, cfg, p, why, len);
 	case 't':
 		return parse_duration(arg, &cfg->timeout, false);
 	case 's':
@@ -202,11 +222,11 @@ parse_value(int opt, const char *arg, struct config *cfg, char *why,
 		cfg->http_file = arg;
 		return *arg == '\0' ? "empty file name" : NULL;
 	case OPT_SUCCESS_IF_OUTPUT:
-		return add_output_rule(cfg, MATCH_SUCCESS, arg);
+		return add_output_rule(cfg, p, MATCH_SUCCESS, arg);
 	case OPT_STOP_IF_OUTPUT:
-		return add_output_rule(cfg, MATCH_STOP, arg);
+		return add_output_rule(cfg, p, MATCH_STOP, arg);
 	case OPT_RETRY_IF_OUTPUT:
-		return add_output_rule(cfg, MATCH_RETRY, arg);
+		return add_output_rule(cfg, p, MATCH_RETRY, arg);
 	case OPT_ON_RETRY:
 		cfg->on_retry = arg;
 		return *arg == '\0' ? "empty command" : NULL;
@@ -239,6 +259,9 @@ parse_flag(int opt, struct config *cfg)
 		return true;
 	case OPT_DRY_RUN:
 		cfg->dry_run = true;
+		return true;
+	case OPT_UNTIL_FAILURE:
+		cfg->until_failure = true;
 		return true;
 	case 'q':
 		cfg->verbosity = -1;
@@ -327,6 +350,15 @@ check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
 		s->cap = s->base;
 	if (!check_http_items(cfg, err, len))
 		return false;
+	/* A budget and a breaker meter retries; this run retries nothing. */
+	if (cfg->until_failure && (cfg->budget.name[0] != '\0' ||
+	    cfg->breaker.name[0] != '\0')) {
+		snprintf(err, len, "--until-failure and --%s cannot be "
+		    "combined: it stops at the first failure, so nothing is "
+		    "retried", cfg->budget.name[0] != '\0' ? "budget" :
+		    "breaker");
+		return false;
+	}
 	/* As in timeout(1), -k 0 sends no KILL at all. */
 	if (cfg->kill_after == 0)
 		cfg->kill_after = NSEC_INF;
@@ -337,71 +369,173 @@ check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
 	return true;
 }
 
-/*
- * The first pass over argv: the last --preset before the command, which
- * is applied before every other option so that those override it
- * whatever their order.  Errors are left to the second pass.
- */
-static void
-apply_preset(int argc, char **argv, struct config *cfg)
+/* The last --preset of argv, or NULL; errors are left to parse_vector(). */
+static const char *
+find_preset(int argc, char **argv)
 {
 	const char *preset = NULL;
 	int opt;
 
-	optind = 0;
+	optind = 0;	/* a full reset, for glibc and the BSDs alike */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, shortopts, longopts,
 	    NULL)) != -1)
 		if (opt == OPT_PRESET)
 			preset = optarg;
-	if (preset != NULL)
-		(void)preset_apply(preset, cfg);
+	return preset;
 }
 
 /*
- * Fills cfg from argv.  On PARSE_ERROR, err holds one line without the
- * program name or the --help hint, which the caller adds.
+ * What RETRY_OPTIONS may not hold: what is no setting for every run, and
+ * --dry-run, which would make every run do nothing.  NULL or the reason.
  */
-enum parse_result
-parse_options(int argc, char **argv, struct config *cfg, char *err,
+static const char *
+refused_from_env(int opt, const char *arg)
+{
+	switch (opt) {
+	case 'h':
+		return "--help";
+	case 'V':
+		return "--version";
+	case OPT_DRY_RUN:
+		return "--dry-run";
+	case OPT_PRESET:
+		return arg != NULL && strcmp(arg, "list") == 0 ?
+		    "--preset=list" : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* One option of a pass: a flag, or one that takes a value. */
+static enum parse_result
+parse_one(int opt, struct config *cfg, struct pass *p, char *err,
     size_t len)
 {
-	const char *why, *cap_arg = NULL, *base_arg = NULL;
+	const char *why, *arg = optarg != NULL ? optarg : "";
 	char whybuf[160];
+
+	if (parse_flag(opt, cfg))
+		return PARSE_OK;
+	if (opt == 'c')
+		p->cap_arg = arg;
+	else if (opt == 'b')
+		p->base_arg = arg;
+	if ((why = parse_value(opt, arg, cfg, p, whybuf,
+	    sizeof(whybuf))) != NULL) {
+		/* A huge value must not push the reason out. */
+		snprintf(err, len, "invalid --%s '%.*s%s': %s",
+		    long_name(opt), VALUE_SHOWN, arg,
+		    strlen(arg) > VALUE_SHOWN ? "..." : "", why);
+		return PARSE_ERROR;
+	}
+	return PARSE_OK;
+}
+
+/*
+ * The options of one vector into cfg; p->end is the index of its first
+ * word that is no option.  last_arg catches a "--" that ended the
+ * options, which RETRY_OPTIONS may not hold.
+ */
+static enum parse_result
+parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
+    char *err, size_t len)
+{
+	enum parse_result r;
+	const char *refused, *last_arg = NULL;
 	int opt, at;
 
-	config_defaults(cfg);
-	apply_preset(argc, argv, cfg);
+	p->lists[0] = cfg->retry_on;
+	p->lists[1] = cfg->stop_on;
+	p->lists[2] = cfg->success_on;
+	memset(p->seen, 0, sizeof(p->seen));
 	optind = 0;
 	opterr = 0;
 	while ((at = optind > 0 ? optind : 1, opt = getopt_long(argc, argv,
 	    shortopts, longopts, NULL)) != -1) {
+		if (p->from_env && (refused = refused_from_env(opt,
+		    optarg)) != NULL) {
+			snprintf(err, len, "%s is not allowed there", refused);
+			return PARSE_ERROR;
+		}
 		if (opt == 'h')
 			return PARSE_HELP;
 		if (opt == 'V')
 			return PARSE_VERSION;
-		if (opt == OPT_PRESET && strcmp(optarg, "list") == 0)
+		if (opt == OPT_PRESET && optarg != NULL &&
+		    strcmp(optarg, "list") == 0)
 			return PARSE_PRESETS;
 		if (opt == '?' || opt == ':') {
 			describe_bad_option(opt, argv[at], err, len);
 			return PARSE_ERROR;
 		}
-		if (parse_flag(opt, cfg))
-			continue;
-		if (opt == 'c')
-			cap_arg = optarg;
-		else if (opt == 'b')
-			base_arg = optarg;
-		if ((why = parse_value(opt, optarg, cfg, whybuf,
-		    sizeof(whybuf))) != NULL) {
-			/* A huge value must not push the reason out. */
-			snprintf(err, len, "invalid --%s '%.*s%s': %s",
-			    long_name(opt), VALUE_SHOWN, optarg,
-			    strlen(optarg) > VALUE_SHOWN ? "..." : "", why);
-			return PARSE_ERROR;
-		}
+		if ((r = parse_one(opt, cfg, p, err, len)) != PARSE_OK)
+			return r;
+		last_arg = optarg;
 	}
-	cfg->argv = optind < argc ? argv + optind : NULL;
-	return check_config(cfg, cap_arg, base_arg, err, len) ? PARSE_OK :
-	    PARSE_ERROR;
+	p->end = optind;
+	if (p->from_env && optind > 1 && strcmp(argv[optind - 1], "--") ==
+	    0 && argv[optind - 1] != last_arg) {
+		snprintf(err, len, "'--' is not allowed there: the command "
+		    "goes on the command line");
+		return PARSE_ERROR;
+	}
+	if (p->from_env && optind < argc) {
+		snprintf(err, len, "'%.*s' is not an option: the command "
+		    "goes on the command line", VALUE_SHOWN, argv[optind]);
+		return PARSE_ERROR;
+	}
+	return PARSE_OK;
+}
+
+/* The words of RETRY_OPTIONS: their errors say where they came from. */
+static enum parse_result
+parse_env_words(int envc, char **envv, struct config *cfg,
+    struct pass *p, char *err, size_t len)
+{
+	enum parse_result r;
+	char why[400];
+
+	p->from_env = true;
+	if ((r = parse_vector(envc, envv, cfg, p, why,
+	    sizeof(why))) == PARSE_ERROR)
+		snprintf(err, len, "RETRY_OPTIONS: %s", why);
+	p->from_env = false;
+	return r;
+}
+
+/*
+ * Fills cfg from the words of RETRY_OPTIONS (envv, NULL-terminated, the
+ * first standing for the program; NULL: none), then argv.  On
+ * PARSE_ERROR, err holds one line without the program name or the
+ * --help hint, which the caller adds.
+ */
+enum parse_result
+parse_options(char **envv, int argc, char **argv, struct config *cfg,
+    char *err, size_t len)
+{
+	enum parse_result r;
+	struct pass p;
+	const char *preset = NULL, *argv_preset;
+	int envc = 0;
+
+	config_defaults(cfg);
+	memset(&p, 0, sizeof(p));
+	while (envv != NULL && envv[envc] != NULL)
+		envc++;
+	/* A --preset goes first, whichever vector names it; argv's wins. */
+	if (envc > 1 && envv != NULL)
+		preset = find_preset(envc, envv);
+	if ((argv_preset = find_preset(argc, argv)) != NULL)
+		preset = argv_preset;
+	if (preset != NULL)
+		(void)preset_apply(preset, cfg);
+	if (envc > 1 && envv != NULL && (r = parse_env_words(envc, envv, cfg,
+	    &p, err, len)) != PARSE_OK)
+		return r;
+	if ((r = parse_vector(argc, argv, cfg, &p, err, len)) != PARSE_OK)
+		return r;
+	cfg->argv = p.end < argc ? argv + p.end : NULL;
+	return check_config(cfg, p.cap_arg, p.base_arg, err, len) ?
+	    PARSE_OK : PARSE_ERROR;
 }

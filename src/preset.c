@@ -28,12 +28,38 @@ struct preset {
 };
 
 static const struct preset presets[] = {
-	{ "aws", 3, NSEC_PER_SEC, 20 * NSEC_PER_SEC, 0, 0, 2,
+	{ "aws", 3, 50 * NSEC_PER_MSEC, 20 * NSEC_PER_SEC, 0, 0, 2,
+	    { JITTER_FULL, 0, 0, 0 }, false, false,
+	    "-n 3 -b 50ms -f 2 -c 20s -j full\n"
+	    "AWS SDK standard mode from November 2026, transient errors:\n"
+	    "sleep = U(0, 1) * min(0.05 s * 2^(i-1), 20 s) after the i-th\n"
+	    "failure.  For throttling errors use aws-throttle.\n"
+	    "Follows: AWS SDKs and Tools Reference Guide, \"Retry behavior\".\n"
+	    "Differs: the SDKs pick the base per error; retry has one base.\n" },
+	{ "aws-throttle", 3, NSEC_PER_SEC, 20 * NSEC_PER_SEC, 0, 0, 2,
 	    { JITTER_FULL, 0, 0, 0 }, false, false,
 	    "-n 3 -b 1s -f 2 -c 20s -j full\n"
-	    "AWS SDK standard mode: sleep = U(0, 1) * min(2^(i-1), 20) s\n"
-	    "after the i-th failure.\n"
+	    "AWS SDK standard mode from November 2026, throttling errors\n"
+	    "(HTTP 429, ThrottlingException): sleep = U(0, 1) *\n"
+	    "min(2^(i-1), 20) s.\n"
 	    "Follows: AWS SDKs and Tools Reference Guide, \"Retry behavior\".\n" },
+	{ "aws-dynamodb", 4, 25 * NSEC_PER_MSEC, 20 * NSEC_PER_SEC, 0, 0, 2,
+	    { JITTER_FULL, 0, 0, 0 }, false, false,
+	    "-n 4 -b 25ms -f 2 -c 20s -j full\n"
+	    "AWS SDK standard mode from November 2026 for DynamoDB and\n"
+	    "DynamoDB Streams, transient errors: sleep = U(0, 1) *\n"
+	    "min(0.025 s * 2^(i-1), 20 s).\n"
+	    "Follows: AWS SDKs and Tools Reference Guide, \"Retry behavior\".\n" },
+	{ "aws-legacy", 3, NSEC_PER_SEC, 20 * NSEC_PER_SEC, 0, 0, 2,
+	    { JITTER_FULL, 0, 0, 0 }, false, false,
+	    "-n 3 -b 1s -f 2 -c 20s -j full\n"
+	    "AWS SDK standard mode before 2026 (retry's aws preset until\n"
+	    "then): one base of 1 s for every error, sleep = U(0, 1) *\n"
+	    "min(2^(i-1), 20) s.\n"
+	    "Follows: AWS SDKs and Tools Reference Guide, \"Retry behavior\",\n"
+	    "as published before the 2026 update.\n"
+	    "Differs: that guide capped after the jitter, min(U(0, 1) *\n"
+	    "2^(i-1), 20) s; the same sleeps within 3 attempts.\n" },
 	{ "google-http", 0, 500 * NSEC_PER_MSEC, 60 * NSEC_PER_SEC,
 	    900 * NSEC_PER_SEC, 0, 1.5, { JITTER_RANGE, 0.5, 1.5, 0 }, true, false,
 	    "-n inf -b 500ms -f 1.5 -c 60s -j 0.5..1.5 -m 15m\n"
@@ -103,7 +129,8 @@ preset_apply(const char *name, struct config *cfg)
 		if (strcmp(name, presets[i].name) == 0)
 			break;
 	if (i == NPRESETS)
-		return "expected aws, google-http, google-drive, simpledb, "
+		return "expected aws, aws-throttle, aws-dynamodb, "
+		    "aws-legacy, google-http, google-drive, simpledb, "
 		    "airflow, kubernetes, ethernet or list";
 	if (cfg == NULL)
 		return NULL;

@@ -82,6 +82,8 @@ static const char help_text[] =
 "      --stop-if-output=ERE  a line matching ERE: not retried              [none]\n"
 "      --retry-if-output=ERE a line matching ERE: retried                  [none]\n"
 "      --reset-after=DURATION  a run this long restarts the schedule      [never]\n"
+"      --until-failure       run again after each success, until the first\n"
+"                            failure: for flaky tests\n"
 "\n"
 "Hooks (CMD runs through /bin/sh -c):\n"
 "      --on-retry=CMD        run after a failed attempt, before the sleep  [none]\n"
@@ -115,7 +117,8 @@ static const char help_text[] =
 "  -V, --version             show the version and exit\n"
 "\n"
 "DURATION is a number with an optional unit ns, us, ms, s, m, h or d\n"
-"(seconds by default), or a sum such as 1m30s.  See retry(1).\n";
+"(seconds by default), or a sum such as 1m30s.  Options in RETRY_OPTIONS\n"
+"are read before the command line, which wins.  See retry(1).\n";
 
 /* Everything one run of the attempt loop needs. */
 struct run {
@@ -298,6 +301,19 @@ finish(struct run *r, long long k, const struct outcome *o,
 	exit_as(o);
 }
 
+/*
+ * --until-failure: attempts 1 to k all succeeded and the run ends, why
+ * says for what (NULL: no attempts left).
+ */
+static _Noreturn void
+all_succeeded(struct run *r, long long k, const char *why)
+{
+	release_output(r, k, true);
+	guards_end(&r->guards, RUN_SUCCEEDED);
+	log_all_succeeded(&r->log, k, why, mono_now() - r->t0);
+	exit(0);
+}
+
 /* The command could not be started: say why, and that no shell ran. */
 static void
 cannot_run(const struct run *r, const struct outcome *o)
@@ -465,8 +481,15 @@ retry_loop(struct run *r)
 		v = decide(cfg, &o);
 		/* Before any sleep, so that runs in backoff have paid. */
 		allowed = guards_attempt(&r->guards, v == SUCCEED);
+		/* --until-failure: a success goes on, a failure ends it. */
+		if (cfg->until_failure && v != SUCCEED) {
+			release_output(r, k, true);
+			finish(r, k, &o, "the first failure");
+		}
 		switch (v) {
 		case SUCCEED:
+			if (cfg->until_failure)
+				break;
 			release_output(r, k, true);
 			finish(r, k, &o, NULL);
 		case STOP:
@@ -475,6 +498,10 @@ retry_loop(struct run *r)
 		case RETRY:
 			break;
 		}
+		if (cfg->until_failure && (o.deadline ||
+		    (cfg->attempts != 0 && k >= cfg->attempts)))
+			all_succeeded(r, k, o.deadline ? "--max-time reached" :
+			    NULL);
 		if (o.deadline || (cfg->attempts != 0 && k >= cfg->attempts)) {
 			release_output(r, k, true);
 			finish(r, k, &o, o.deadline ? "--max-time reached" :
@@ -485,6 +512,8 @@ retry_loop(struct run *r)
 			finish(r, k, &o, r->exhausted);
 		}
 		if ((why = wait_for_next(r, k, &o)) != NULL) {
+			if (cfg->until_failure)
+				all_succeeded(r, k, why);
 			release_output(r, k, true);
 			finish(r, k, &o, why);
 		}
@@ -527,17 +556,41 @@ stop_before_start(struct run *r, bool splay, int sig)
 	die_by_signal(sig);
 }
 
+/*
+ * RETRY_OPTIONS as words for parse_options(): *envc 0 when it is
+ * unset or holds no word.  A quote that does not end is an error.
+ */
+static void
+env_words(char *argv0, int *envc, char ***envv)
+{
+	const char *s = getenv("RETRY_OPTIONS");
+	char why[128], msg[192];
+
+	*envc = 0;
+	*envv = NULL;
+	if (s == NULL || *s == '\0')
+		return;
+	if (envopts_split(s, argv0, envc, envv, why, sizeof(why)) != 0) {
+		snprintf(msg, sizeof(msg), "RETRY_OPTIONS: %s", why);
+		usage_error(msg);
+	}
+	if (*envc < 2)
+		*envc = 0;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct config cfg;
 	struct run run;
 	struct matcher *matcher;
-	char msg[512], max_env[STATUS_BUF];
+	char msg[512], max_env[STATUS_BUF], **envv;
 	nsec_t wait;
-	int sig;
+	int sig, envc;
 
-	switch (parse_options(argc, argv, &cfg, msg, sizeof(msg))) {
+	env_words(argv[0], &envc, &envv);
+	switch (parse_options(envc > 0 ? envv : NULL, argc, argv, &cfg, msg,
+	    sizeof(msg))) {
 	case PARSE_HELP:
 		fputs(usage_text, stdout);
 		fputs("\n", stdout);
@@ -555,6 +608,8 @@ main(int argc, char *argv[])
 	case PARSE_OK:
 		break;
 	}
+	if (envc > 0 && (cfg.env_options = envopts_show(envc, envv)) == NULL)
+		err(EXIT_CANCELED, "RETRY_OPTIONS");
 	if ((matcher = matcher_open(&cfg, msg, sizeof(msg))) == NULL &&
 	    *msg != '\0')
 		usage_error(msg);

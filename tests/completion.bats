@@ -193,8 +193,13 @@ check_values() {
 	    "$(after_eq "$sh" --log-format json)" \
 	    "$(after_eq "$sh" --log-format github)"
 	complete_in "$sh" 'retry --preset='
-	mapfile -t want < <(after_eq "$sh" --preset aws google-http \
-	    google-drive simpledb airflow kubernetes ethernet list)
+	mapfile -t want < <(after_eq "$sh" --preset aws aws-throttle \
+	    aws-dynamodb aws-legacy google-http google-drive simpledb airflow \
+	    kubernetes ethernet list)
+	expect_exactly "${want[@]}"
+	complete_in "$sh" 'retry --preset=aws-'
+	mapfile -t want < <(after_eq "$sh" --preset aws-throttle aws-dynamodb \
+	    aws-legacy)
 	expect_exactly "${want[@]}"
 	complete_in "$sh" 'retry -q --preset=goo'
 	mapfile -t want < <(after_eq "$sh" --preset google-http google-drive)

@@ -39,6 +39,14 @@ expected() {
 		for (k = 2; k <= rows; k++) {
 			i = k - 1
 			if (p == "aws") {
+				# transient: rand(0, 1) * min(50 ms * 2^(i-1), 20 s)
+				w = min(50e6 * 2 ^ (i - 1), 20e9)
+				out(k, w, 0, w)
+			} else if (p == "aws-dynamodb") {
+				# rand(0, 1) * min(25 ms * 2^(i-1), 20 s)
+				w = min(25e6 * 2 ^ (i - 1), 20e9)
+				out(k, w, 0, w)
+			} else if (p == "aws-throttle" || p == "aws-legacy") {
 				# t_i = rand(0, 1) * min(2^(i-1), 20) s
 				w = min(2 ^ (i - 1), 20) * 1e9
 				out(k, w, 0, w)
@@ -102,13 +110,36 @@ check_preset() {
 	done
 }
 
-@test "aws: 3 attempts, U(0, 1) * min(2^(i-1), 20) s" {
+@test "aws: 3 attempts, U(0, 1) * min(50 ms * 2^(i-1), 20 s)" {
 	check_preset aws 3 1
+	# 20 s caps the window from the 11th retry on.
+	quick --dry-run --preset=aws -n 13
+	quiet_success
+	[ "$(table_col 2 | tr '\n' ' ')" = \
+	    "- 0.050 0.100 0.200 0.400 0.800 1.600 3.200 6.400 12.800 20.000 20.000 20.000 " ]
+}
+
+@test "aws-dynamodb: 4 attempts, U(0, 1) * min(25 ms * 2^(i-1), 20 s)" {
+	check_preset aws-dynamodb 4 1
+}
+
+@test "aws-throttle: 3 attempts, U(0, 1) * min(2^(i-1), 20) s" {
+	check_preset aws-throttle 3 1
 	# 20 s caps the window from the 6th retry on.
-	quick --dry-run --preset=aws -n 8
+	quick --dry-run --preset=aws-throttle -n 8
 	quiet_success
 	[ "$(table_col 2 | tr '\n' ' ')" = \
 	    "- 1.000 2.000 4.000 8.000 16.000 20.000 20.000 " ]
+}
+
+@test "aws-legacy: the aws preset before 2026, 1 s base for every error" {
+	check_preset aws-legacy 3 1
+	quick --dry-run --seed 9 --preset=aws-legacy
+	quiet_success
+	local want=$output
+	quick --dry-run --seed 9 --preset=aws-throttle
+	quiet_success
+	[ "$output" = "$want" ]
 }
 
 @test "google-http: 0.5 s * 1.5^(i-1) up to 60 s, randomized after the cap" {
@@ -193,7 +224,8 @@ check_preset() {
 @test "a preset's options line gives the same table, where options can say it" {
 	local preset opts
 	# Not kubernetes: no option makes the first retry come at once.
-	for preset in aws google-drive simpledb; do
+	for preset in aws aws-throttle aws-dynamodb aws-legacy google-drive \
+	    simpledb; do
 		run -0 --separate-stderr "$RETRY" --preset=list
 		[ "$stderr" = "" ]
 		opts=$(sed -n "s/^$preset  *//p" <<<"$output")
@@ -214,8 +246,8 @@ check_preset() {
 	[ "$stderr" = "" ]
 	[ "$(grep -E '^[a-z]' <<<"$output" | awk '{ print $1 }' |
 	    tr '\n' ' ')" = \
-	    "aws google-http google-drive simpledb airflow kubernetes ethernet " ]
-	[ "$(grep -c '^             Follows: ' <<<"$output")" -eq 7 ]
+	    "aws aws-throttle aws-dynamodb aws-legacy google-http google-drive simpledb airflow kubernetes ethernet " ]
+	[ "$(grep -c '^             Follows: ' <<<"$output")" -eq 10 ]
 	[[ $output == *'Follows: AWS SDKs and Tools Reference Guide, "Retry behavior".'* ]]
 	[[ $output == *'Follows: IEEE 802.3, CSMA/CD (10 Mb/s slot time).'* ]]
 	[ "$(awk 'length > 80' <<<"$output")" = "" ]
@@ -230,9 +262,9 @@ check_preset() {
 
 @test "--preset: an unknown name is an error" {
 	run -125 --separate-stderr "$RETRY" --preset=azure true
-	usage_error "invalid --preset 'azure': expected aws, google-http, google-drive, simpledb, airflow, kubernetes, ethernet or list"
+	usage_error "invalid --preset 'azure': expected aws, aws-throttle, aws-dynamodb, aws-legacy, google-http, google-drive, simpledb, airflow, kubernetes, ethernet or list"
 	run -125 --separate-stderr "$RETRY" --preset= true
-	usage_error "invalid --preset '': expected aws, google-http, google-drive, simpledb, airflow, kubernetes, ethernet or list"
+	usage_error "invalid --preset '': expected aws, aws-throttle, aws-dynamodb, aws-legacy, google-http, google-drive, simpledb, airflow, kubernetes, ethernet or list"
 }
 
 @test "a preset runs for real: the JSON log shows its schedule" {

@@ -95,8 +95,9 @@ gone() {
 }
 
 # untimed TEXT: TEXT with the measured time in retry's lines of success,
-# stop and giving up made "T": "retry: succeeded on attempt 2/5 after Ts".
+# stop and giving up (and --until-failure's ends) made "T":
+# "retry: succeeded on attempt 2/5 after Ts".
 untimed() {
 	local n='[0-9]+/([0-9]+|inf)'
-	sed -E "s#(retry: (succeeded on attempt $n after|stopped by [A-Z0-9+]+ (during attempt $n after|after attempt $n in|during the splay after)|giving up after [0-9]+ attempts? in) )[0-9]+\.[0-9]{3}s#\1Ts#" <<<"$1"
+	sed -E "s#(retry: (succeeded on attempt $n after|stopped by [A-Z0-9+]+ (during attempt $n after|after attempt $n in|during the splay after)|giving up after [0-9]+ attempts? in|attempt $n failed after|all [0-9]+ attempts? succeeded in) )[0-9]+\.[0-9]{3}s#\1Ts#" <<<"$1"
 }
