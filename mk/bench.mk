@@ -1,10 +1,11 @@
 # mk/bench.mk: included by GNUmakefile (GNU make only); owned by the
 # bench work.
 #
-# make bench: the benchmark suite (bench/run.sh).  It
-# writes bench/results.md, bench/herd.png and bench/raw/, and prints a
-# summary; targets are reported, not enforced.  Not part of make check.
-# BENCH_QUICK=1 makes a short smoke run.
+# make bench: the benchmark suite (bench/run.sh, the full run).  It
+# writes the raw tables to bench/raw/, renders them (bench/render.sh) into
+# bench/raw/tables.md and bench/herd.png, and prints a summary; targets are
+# reported, not enforced; bench/results.md, the prose, is written by hand.
+# Not part of make check.  BENCH_QUICK=1 makes a short smoke run.
 
 bench: all
 	bash bench/run.sh

@@ -5,34 +5,40 @@
  * This file holds main, the usage text, the attempt loop, the decision
  * after each attempt and the final status.  Calls run one
  * way only, from here down to the leaves; no file below calls one above
- * it, and none of them keeps state but the signal flags:
+ * it, and none of them keeps state but the signal flags.  The tree shows
+ * who calls whom; "-> x.c" marks a call to a file drawn elsewhere in it:
  *
  *	retry.c		main, the attempt loop, the decision, the status
  *	 |- options.c	the command line, into a struct config
- *	 |   |- preset.c	the schedules of --preset (also --preset=list)
+ *	 |   |- preset.c	the schedules of --preset (retry.c: list)
  *	 |   |- parse.c	every conversion from a string
  *	 |   `- outcomes.c	the LISTs of outcomes and their sets
- *	 |- dryrun.c	--dry-run: the schedule as a table
- *	 |- backoff.c	the schedule and the random source
+ *	 |- dryrun.c	--dry-run: the schedule as a table; -> backoff.c
  *	 |- log.c	progress messages: text, workflow commands, JSON
  *	 |   `- jsonlog.c	the JSON log's events
  *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
  *	 |- match.c	the output conditions, as the output streams
- *	 |- http.c	--http: the response head and its Retry-After
+ *	 |- http.c	--http: the response head; -> outcomes.c
  *	 |- guard.c	--budget and --breaker, on their stores
- *	 |   |- budget.c	the rules of both, and their record
+ *	 |   |- budget.c	the rules of both, their record; -> backoff.c
  *	 |   |- statefile.c	the local store: a locked file
  *	 |   `- redisstore.c	the fleet's store: Redis
- *	 |- hooks.c	--on-retry and --on-give-up
- *	 `- proc.c	an attempt: waiting for it, timing it out
- *	     |- spawn.c	starting the command
- *	     `- leftovers.c	what an attempt left running, per platform
- *	format.c	values as text (used by parse.c, log.c, dryrun.c, ...)
+ *	 |- hooks.c	--on-retry and --on-give-up; -> proc.c, env.c
+ *	 |- env.c	the environment of a command or a hook
+ *	 |- proc.c	an attempt: waiting for it, timing it out
+ *	 |   |		-> backoff.c (nsec_add, as budget.c)
+ *	 |   |- spawn.c	starting the command (retry.c: ENOENT's cause)
+ *	 |   `- leftovers.c	what an attempt left running, per platform
+ *	 `- backoff.c	the schedule, the random source, nsec_add()
+ *	format.c	values as text (parse.c, log.c, dryrun.c, ...)
  *	signals.c	handlers, masks, names, the one wait for events
  *	fd.c		the descriptors retry opens for itself, above 2
  *	clock.c		the monotonic clock, the boot-time one, the wall clock
  *
- * The last four are leaves that any file above may call.  Every
+ * The last four are leaves that any file above may call; among them
+ * format.c calls signals.c (signal names) and signals.c calls clock.c.
+ * (Derived from the code: each file's calls to the functions that
+ * internal.h declares and another file defines.)  Every
  * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c,
  * signals.c, statefile.c (OFD locks) or clock.c (CLOCK_BOOTTIME), each
  * with a fallback that says what it gives up; redisstore.c is built
