@@ -112,6 +112,22 @@ retry: giving up after 2 attempts in Ns: exit 1 (no attempts left)" \
 check "--budget=NAME keeps its state in /tmp/retry-UID" "exit 0" "ci" "" \
     ls /tmp/retry-65534
 
+# A host name for redis:// from /etc/hosts, in a root without glibc's
+# shared libraries: "Connection refused" (nothing listens on port 1)
+# shows that the name was resolved.  Only the root's /etc/hosts is added.
+mkdir "$root/etc"
+echo '127.0.0.1 localhost' >"$root/etc/hosts"
+# hiredis's own message, in the program only where hiredis is linked in.
+if ! grep -q 'Server closed the connection' "$bin"; then
+	check "redis://: one line where hiredis was not built in" "exit 125" "" \
+	    "retry: redis://localhost:1/x: this retry was built without Redis support (hiredis)" \
+	    retry --budget=redis://localhost:1/x -n 1 -- true
+else
+	check "redis://localhost: the name resolves from /etc/hosts" "exit 0" "" \
+	    "retry: redis://localhost:1/x: Connection refused: going on without retry budget 'x'" \
+	    retry --budget=redis://localhost:1/x -n 1 -- true
+fi
+
 if ((fails > 0)); then
 	echo "ci-static: $fails check(s) failed" >&2
 	exit 1

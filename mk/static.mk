@@ -10,6 +10,7 @@
 # __snprintf_chk and friends, which musl lacks).  glibc's static caveat
 # is name resolution: see README.md, "A static binary".
 
+# STATIC_DIR=build/arm64 CC=aarch64-linux-gnu-gcc: a cross build (ci-arm64.sh).
 STATIC_DIR = build/static
 
 static: $(STATIC_DIR)/retry
