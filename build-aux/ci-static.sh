@@ -5,7 +5,8 @@
 # only /tmp writable by the command's user.  Each check runs retry there
 # through chroot(8) and compares the exact wait status (from perl's
 # system(), so that a death by a signal differs from an exit) and the
-# exact stderr.  Any mismatch fails the script, with both shown.
+# exact stderr.  Any mismatch fails the script, with both shown.  The last
+# check adds /etc/hosts, for a redis:// host name.
 # Runs as root (chroot), from the top of the tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -132,4 +133,4 @@ if ((fails > 0)); then
 	echo "ci-static: $fails check(s) failed" >&2
 	exit 1
 fi
-echo "ci-static: all checks passed in a root with only retry and busybox"
+echo "ci-static: all checks passed in a root with only retry, busybox and /etc/hosts"
