@@ -140,6 +140,7 @@ out 2" ]
 }
 
 @test "-v names a signal death by its name" {
+	qemu_cannot "a silent death by a core-dumping signal"
 	run -139 --separate-stderr "$RETRY" -v -n 1 -b 0 \
 	    sh -c 'kill -SEGV $$'
 	[ "${stderr_lines[0]}" = "retry: attempt 1/1 starting" ]

@@ -179,6 +179,7 @@ failed() {
 }
 
 @test "--stop-on with a signal name stops a signal retried by default" {
+	qemu_cannot "a silent death by a core-dumping signal"
 	CODES=SEGV run -139 --separate-stderr "$RETRY" -n 3 -b 0 -x SEGV \
 	    "$WORK/cmd"
 	giving_up "$stderr" 1 "signal SEGV" "not retried"

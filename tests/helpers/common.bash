@@ -79,6 +79,13 @@ require_tool() {
 	skip "$1 is not installed"
 }
 
+# qemu_cannot WHAT: skips the test where $RETRY runs under qemu-user
+# (build-aux/ci-arm64.sh sets RETRY_UNDER_QEMU=1), which cannot emulate
+# WHAT.  The list is in README.md (Where retry runs).
+qemu_cannot() {
+	[[ -z ${RETRY_UNDER_QEMU:-} ]] || skip "qemu-user cannot emulate $1"
+}
+
 # Waits until a file exists and is not empty (at most $2 s).
 wait_for_file() {
 	poll_until "${2:-10}" test -s "$1"

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# CI: retry for arm64.  Cross-builds the static retry (mk/static.mk) with
+# Debian's gcc-aarch64-linux-gnu and arm64 libbsd (multiarch), without
+# hiredis (no arm64 libhiredis-dev here), and runs the core suites
+# (CORE_TESTS in Makefile) against it under qemu-user.
+#
+# binfmt_misc is not assumed (the CI VM has no aarch64 entry), so RETRY
+# is a small wrapper that execs qemu-aarch64-static: the same process,
+# so signals and wait statuses reach the tests as from a native retry
+# (qemu-user forwards signals, and dies by the signal its guest dies
+# by).  It is a C program, not a script: a shell would add PWD to the
+# environment that retry passes on.  The tests that qemu-user cannot
+# emulate skip themselves (qemu_cannot in tests/helpers/common.bash,
+# listed in README.md).  Run from the top of the tree.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Its packages are installed here, not with every build-aux/packages-*.txt
+# at the start of .ci/run: Debian's gcc-aarch64-linux-gnu conflicts with
+# gcc-multilib, which the 32-bit step before this one needs.  apt-get
+# removes gcc-multilib to make room.
+sh build-aux/deps.sh packages build-aux/arm64-packages.txt
+
+rm -rf build/arm64
+PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
+    make static CC=aarch64-linux-gnu-gcc STATIC_DIR=build/arm64
+# The ELF machine: 0xb7 is AArch64.
+[[ $(od -An -tx2 -j18 -N2 build/arm64/retry) == " 00b7" ]] ||
+    { echo "ci-arm64: build/arm64/retry is not an arm64 program" >&2; exit 1; }
+
+qemu=$(command -v qemu-aarch64-static)
+cat >build/arm64/retry-qemu.c <<EOC
+#include <stdio.h>
+#include <unistd.h>
+
+int
+main(int argc, char *argv[])
+{
+	char *args[argc + 2];
+
+	args[0] = "$qemu";
+	args[1] = "$PWD/build/arm64/retry";
+	for (int i = 1; i <= argc; i++)
+		args[i + 1] = argv[i];
+	execv(args[0], args);
+	perror(args[0]);
+	return 127;
+}
+EOC
+cc -std=c11 -O2 -Wall -Werror -o build/arm64/retry-qemu \
+    build/arm64/retry-qemu.c
+build/arm64/retry-qemu --version
+
+make tests/helpers/wstatus
+# qemu is slower: a test that runs retry 256 times needs more than the
+# default 30 s.
+BATS_TEST_TIMEOUT=120 RETRY_UNDER_QEMU=1 RETRY=$PWD/build/arm64/retry-qemu \
+    make -o retry -o tests/helpers/wstatus check-core

@@ -1,0 +1,28 @@
+# make static: build/static/retry, a fully static retry (no program
+# interpreter, no shared library) to copy into a container image, as one
+# does with tini or gosu.  CI runs it in an empty root that holds nothing
+# but it and busybox (build-aux/ci-static.sh).
+#
+# It is linked with glibc, libbsd.a (and libmd.a) and, where installed,
+# libhiredis.a.  Not musl: the code takes its BSD interfaces (strtonum,
+# getprogname, arc4random, errc, __printflike) from libbsd, Debian has no
+# libbsd for musl, and Debian's libhiredis.a is built for glibc (it calls
+# __snprintf_chk and friends, which musl lacks).  glibc's static caveat
+# is name resolution: see README.md, "A static binary".
+
+# STATIC_DIR=build/arm64 CC=aarch64-linux-gnu-gcc: a cross build (ci-arm64.sh).
+STATIC_DIR = build/static
+
+static: $(STATIC_DIR)/retry
+
+$(STATIC_DIR)/retry: $(SRCS) $(HDRS)
+	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
+	@mkdir -p $(STATIC_DIR)
+	$(CC) $(WARN) $(ALL_CPPFLAGS) \
+	    `$(PKG_CONFIG) --cflags libbsd-overlay` $(HIREDIS_CFLAGS) \
+	    $(OPTIMIZE) $(CFLAGS) -static -o $@ $(SRCS) $(LDFLAGS) \
+	    `$(PKG_CONFIG) --static --libs libbsd-overlay` $(HIREDIS_LIBS)
+	@if readelf -l $@ | grep -q INTERP || readelf -d $@ | grep -q NEEDED; \
+	then echo "make static: $@ is not static" >&2; rm -f $@; exit 1; fi
+
+.PHONY: static
