@@ -17,6 +17,8 @@
 # The roots come from the mirror that check-fresh.sh finds (apt's
 # sources, or FRESH_MIRROR), under build/deb/, and are removed at the
 # end, whatever happens; nothing is cached between runs.
+# The scripts run in the roots expand their own variables there:
+# shellcheck disable=SC2016
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -103,8 +105,8 @@ newroot() {
 	done
 }
 
-# in NAME SCRIPT: runs SCRIPT with sh -e as root in the root NAME.
-in() {
+# inroot NAME SCRIPT: runs SCRIPT with sh -e as root in the root NAME.
+inroot() {
 	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
 	    DEBIAN_FRONTEND=noninteractive \
 	    ${http_proxy:+http_proxy="$http_proxy"} \
@@ -131,7 +133,7 @@ newroot build buildd
 git clone -q --no-hardlinks --no-checkout "$top" "$work/build/root/src/retry"
 git -C "$work/build/root/src/retry" checkout -q --detach "$head"
 say "apt-get build-dep, dpkg-buildpackage -us -uc -b"
-in build '
+inroot build '
 	apt-get -qq update
 	cd /root/src/retry
 	apt-get -qq -y --no-install-recommends build-dep ./ >/dev/null
@@ -158,7 +160,7 @@ newroot install minbase
 cp "$out/$deb" "$work/install/root/"
 cp -r debian/tests "$work/install/root/tests"
 say "apt-get install ./$deb man-db; the installed retry"
-in install '
+inroot install '
 	apt-get -qq update
 	apt-get -qq -y install --no-install-recommends man-db ./root/'"$deb"' \
 	    >/dev/null
@@ -175,7 +177,7 @@ in install '
 # Debian's retry: the two conflict, so apt removes the one to install the
 # other; dpkg alone refuses.
 say "Debian's retry against retry-backoff (Conflicts: retry)"
-in install '
+inroot install '
 	apt-get -s install retry >/tmp/sim
 	grep -x "Remv retry-backoff.*" /tmp/sim
 	apt-get -qq -y install retry >/dev/null
