@@ -143,7 +143,7 @@ inroot build '
 out=$work/out
 rm -rf "$out"
 mkdir "$out"
-cp "$work"/build/root/src/retry-backoff_* "$out"/
+cp "$work"/build/root/src/retry-backoff[_-]* "$out"/
 t_build=$((SECONDS - start))
 
 # 2. lintian.
