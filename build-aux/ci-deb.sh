@@ -99,6 +99,12 @@ newroot() {
 	mknod -m 666 "$root/dev/zero" c 1 5
 	mknod -m 666 "$root/dev/random" c 1 8
 	mknod -m 666 "$root/dev/urandom" c 1 9
+	mknod -m 666 "$root/dev/tty" c 5 0
+	# A private devpts: spool.bats runs -I on a terminal (script(1)).
+	mkdir -m 755 "$root/dev/pts"
+	mount -t devpts -o newinstance,ptmxmode=0666,mode=620,gid=5 devpts \
+	    "$root/dev/pts"
+	ln -s pts/ptmx "$root/dev/ptmx"
 	for n in fd:/proc/self/fd stdin:/proc/self/fd/0 \
 	    stdout:/proc/self/fd/1 stderr:/proc/self/fd/2; do
 		ln -s "${n#*:}" "$root/dev/${n%%:*}"
