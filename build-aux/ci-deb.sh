@@ -144,7 +144,7 @@ inroot build '
 	cd /root/src/retry
 	apt-get -qq -y --no-install-recommends build-dep ./ >/dev/null
 	dpkg-buildpackage -us -uc -b >/root/src/build.log 2>&1 ||
-	    { tail -n 40 /root/src/build.log >&2; exit 1; }' ||
+	    { grep -A8 "^not ok" /root/src/build.log >&2; tail -n 20 /root/src/build.log >&2; exit 1; }' ||
     die "the package does not build in a buildd root with its Build-Depends"
 out=$work/out
 rm -rf "$out"
