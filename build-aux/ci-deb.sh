@@ -97,10 +97,12 @@ newroot() {
 	mount -t tmpfs -o mode=755,size=16m,nosuid tmpfs "$root/dev"
 	mknod -m 666 "$root/dev/null" c 1 3
 	mknod -m 666 "$root/dev/zero" c 1 5
+	mknod -m 666 "$root/dev/full" c 1 7
 	mknod -m 666 "$root/dev/random" c 1 8
 	mknod -m 666 "$root/dev/urandom" c 1 9
 	mknod -m 666 "$root/dev/tty" c 5 0
 	# A private devpts: spool.bats runs -I on a terminal (script(1)).
+	mkdir -m 1777 "$root/dev/shm"
 	mkdir -m 755 "$root/dev/pts"
 	mount -t devpts -o newinstance,ptmxmode=0666,mode=620,gid=5 devpts \
 	    "$root/dev/pts"
