@@ -80,8 +80,9 @@ envopts_split(const char *s, char *argv0, int *argcp, char ***argvp,
 	d = (char *)(v + n / 2 + 3);
 	v[c++] = argv0;
 	for (;;) {
-		while (is_blank(*s))
-			s++;
+		/* A backslash-newline between words joins lines, as in sh. */
+		while (is_blank(*s) || (s[0] == '\\' && s[1] == '\n'))
+			s += *s == '\\' ? 2 : 1;
 		if (*s == '\0')
 			break;
 		v[c++] = d;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -59,19 +60,27 @@ fd_pipe(int p[2])
 	return -1;
 }
 
+/* A non-blocking descriptor that takes nothing this long is given up on. */
+#define WRITE_STALL_MS	1000
+
 /*
  * Writes all of s, retrying after a signal; gives up silently on an
- * error, since the callers write messages and have nowhere left to
- * complain to.
+ * error, or when a non-blocking descriptor (a terminal nobody reads)
+ * takes nothing for WRITE_STALL_MS, since the callers write messages and
+ * have nowhere left to complain to.
  */
 void
 fd_write_all(int fd, const char *s, size_t len)
 {
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 	ssize_t n;
 
 	while (len > 0) {
 		if ((n = write(fd, s, len)) == -1) {
 			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN &&
+			    poll(&pfd, 1, WRITE_STALL_MS) == 1)
 				continue;
 			return;
 		}

@@ -82,13 +82,34 @@ is_regular(int fd)
 	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/*
+ * A terminal that nobody reads (Ctrl-S, a stalled ssh) would block a
+ * write of retry's own messages to stderr, and with it the loop, -t, -m
+ * and the stop signals: they go to a non-blocking open of the terminal,
+ * whose writes fd_write_all() bounds.  The shared descriptor is left as
+ * it is, as in match.c.
+ */
+static int
+stderr_for_messages(void)
+{
+	const char *name;
+	int fd;
+
+	if (!isatty(STDERR_FILENO) || (name = ttyname(STDERR_FILENO)) == NULL)
+		return STDERR_FILENO;
+	fd = open(name, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if ((fd = fd_above_stdio(fd)) == -1)
+		return STDERR_FILENO;
+	return fd;
+}
+
 void
 log_open(struct log *lg, const struct config *cfg)
 {
 	const char *gh;
 
 	memset(lg, 0, sizeof(*lg));
-	lg->fd = STDERR_FILENO;
+	lg->fd = stderr_for_messages();
 	lg->gh_output = -1;
 	lg->format = cfg->log_format;
 	lg->verbosity = cfg->verbosity;

@@ -433,6 +433,24 @@ os.dup2(s, 1)
 os.execvp(sys.argv[1], sys.argv[1:])' "$WSTATUS" "$@"
 }
 
+# stalled_tty_stderr ARG...: as stalled_tty, with stderr on the full
+# terminal too, so that retry's own messages meet it.
+stalled_tty_stderr() {
+	python3 -c 'import errno, os, pty, sys
+m, s = pty.openpty()
+os.set_inheritable(m, True)
+fill = os.open(os.ttyname(s), os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+try:
+    while True:
+        os.write(fill, b"x" * 4096)
+except BlockingIOError:
+    pass
+os.close(fill)
+os.dup2(s, 1)
+os.dup2(s, 2)
+os.execvp(sys.argv[1], sys.argv[1:])' "$WSTATUS" "$@"
+}
+
 # 64 KiB + 1 fit the pipe (64 KiB) only once retry has read from it:
 # $WORK/done then says that retry holds output for the full terminal.
 FILL_TTY=(sh -c 'head -c 65537 /dev/zero; echo > "$0"; exec sleep 30')
@@ -472,4 +490,23 @@ FILL_TTY=(sh -c 'head -c 65537 /dev/zero; echo > "$0"; exec sleep 30')
 	[ "$rc" -eq 0 ]
 	[ "$(cat "$WORK/ws")" = "signal 15" ]
 	[[ $(untimed "$(cat "$WORK/err")") =~ ^'retry: stopped by TERM '('during attempt 1/5 after'|'after attempt 1/5 in')' Ts'$ ]]
+}
+
+@test "TERM ends retry while its own messages meet a stalled terminal" {
+	local pid rc=0 bg
+	require_tool python3
+	# retry's message "stopped by TERM" finds the terminal full: it is
+	# given up after a bounded wait, and retry still dies by TERM.
+	stalled_tty_stderr -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 5 -- \
+	    sh -c 'echo > "$0"; exec sleep 30' "$WORK/started" 3>&- &
+	bg=$!
+	wait_for_file "$WORK/started"
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	kill -TERM "$pid"
+	wait_gone "$pid" 5 || rc=$?
+	[ "$rc" -eq 0 ] || kill -KILL "$pid"
+	wait "$bg"
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
 }

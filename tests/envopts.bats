@@ -74,6 +74,21 @@ env_error() {
 	[ "$(grep -c '"event":"summary"' "$WORK/j\\y")" -eq 1 ]
 }
 
+@test "RETRY_OPTIONS: a backslash-newline joins lines, as in sh, even before blanks" {
+	local want
+	renv '-n 2 -b 1ms' --dry-run --seed 3
+	quiet_success
+	want=$output
+	# A value continued over lines, indented: the words are -n 2 -b 1ms,
+	# no empty word between them; nor after a continuation at the end.
+	renv $'-n 2 \\\n    -b 1ms' --dry-run --seed 3
+	quiet_success
+	[ "$output" = "$want" ]
+	renv $'-n 2 -b 1ms \\\n' --dry-run --seed 3
+	quiet_success
+	[ "$output" = "$want" ]
+}
+
 @test "RETRY_OPTIONS: a quote left open or a last backslash is an error" {
 	env_error "-n 2 '-b 1s" "unterminated single quote"
 	env_error '-n 2 "-b 1s' "unterminated double quote"
