@@ -122,6 +122,7 @@ struct watch {
 	nsec_t	kill_at;	/* when to send SIGKILL, 0: not yet */
 	bool	expired;
 	bool	killed;
+	bool	stop_sent;	/* the hook's group has had the stop signal */
 };
 
 static nsec_t
@@ -194,6 +195,27 @@ signal_watched(const struct sigstate *ss, const struct watch *w, int sig,
 	return count;
 }
 
+/*
+ * pass_on() for what is watched.  A hook leads a group of its own, out of
+ * reach of the terminal's signals to retry's job, and retry passes on no
+ * signal the terminal sent: a stop signal reaches the hook's group here
+ * in any case, else retry would wait for all of the hook after Ctrl-C.
+ */
+static void
+pass_on_watched(const struct sigstate *ss, struct watch *w)
+{
+	int sig;
+
+	while ((sig = signals_next_forward()) != 0) {
+		signal_watched(ss, w, sig, sig_is_stop(sig));
+		w->stop_sent = w->stop_sent || sig_is_stop(sig);
+	}
+	if (w->group > 0 && !w->stop_sent && (sig = signals_stop()) != 0) {
+		w->stop_sent = true;
+		signal_watched(ss, w, sig, true);
+	}
+}
+
 static void
 escalate_later(struct watch *w, const struct config *cfg, nsec_t now)
 {
@@ -208,7 +230,7 @@ watch_step(const struct sigstate *ss, struct watch *w,
 {
 	nsec_t now = mono_now();
 
-	pass_on(ss, w->pid);
+	pass_on_watched(ss, w);
 	if (!w->expired && w->limit != 0 && now >= w->limit) {
 		w->expired = true;
 		signal_watched(ss, w, cfg->timeout_signal,

@@ -321,3 +321,19 @@ deadline_in_hook() {
 	[ "$(<"$WORK/seen.3")" = "$(<"$WORK/job")" ]
 	kill -0 "$(<"$WORK/job")"
 }
+
+@test "TERM during --on-retry reaches the hook's background jobs too" {
+	# The hook leads a process group of its own: a stop signal must reach
+	# all of it, not only its shell, or its jobs outlive retry.
+	bg_retry -n 3 -b 0 \
+	    --on-retry='sleep "$MARK" & echo $$ >"$WORK/ready"; wait' -- false
+	wait_for_file "$WORK/ready"
+	kill -TERM "$RPID"
+	bg_wait
+	[ "$WS" = "signal 15" ]
+	stderr=$(<"$WORK/err")
+	expect_stderr "$(failed 1 3 "exit 1")" \
+	    "retry: --on-retry failed (signal TERM)" \
+	    "retry: stopped by TERM after attempt 1/3 in Ts"
+	wait_markers_gone
+}
