@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -23,6 +24,24 @@ fd_above_stdio(int fd)
 	nfd = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
 	close(fd);
 	return nfd;
+}
+
+/*
+ * The terminal on fd opened anew, non-blocking, for retry's own writes:
+ * a terminal nobody reads (Ctrl-S, a stalled ssh) would block a write to
+ * fd, and with it the loop, -t, -m and the stop signals, while fd itself
+ * is shared with the caller and cannot be made non-blocking in place.
+ * -1 when fd is no terminal or cannot be opened again.
+ */
+int
+fd_tty_nonblock(int fd)
+{
+	char name[PATH_MAX];
+
+	if (!isatty(fd) || ttyname_r(fd, name, sizeof(name)) != 0)
+		return -1;
+	return fd_above_stdio(open(name, O_WRONLY | O_NOCTTY | O_NONBLOCK |
+	    O_CLOEXEC));
 }
 
 #ifdef RETRY_PORTABLE

@@ -467,6 +467,7 @@ char		**env_with(char **, char *const *, size_t, size_t);
 
 /* fd.c: the descriptors retry opens for itself, all above 2. */
 int		 fd_above_stdio(int);
+int		 fd_tty_nonblock(int fd);
 int		 fd_pipe(int [2]);
 void		 fd_write_all(int, const char *, size_t);
 

@@ -83,24 +83,15 @@ is_regular(int fd)
 }
 
 /*
- * A terminal that nobody reads (Ctrl-S, a stalled ssh) would block a
- * write of retry's own messages to stderr, and with it the loop, -t, -m
- * and the stop signals: they go to a non-blocking open of the terminal,
- * whose writes fd_write_all() bounds.  The shared descriptor is left as
- * it is, as in match.c.
+ * Messages to a terminal go to a non-blocking open of it, whose writes
+ * fd_write_all() bounds: a terminal nobody reads must not stop retry.
  */
 static int
 stderr_for_messages(void)
 {
-	const char *name;
-	int fd;
+	int fd = fd_tty_nonblock(STDERR_FILENO);
 
-	if (!isatty(STDERR_FILENO) || (name = ttyname(STDERR_FILENO)) == NULL)
-		return STDERR_FILENO;
-	fd = open(name, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if ((fd = fd_above_stdio(fd)) == -1)
-		return STDERR_FILENO;
-	return fd;
+	return fd != -1 ? fd : STDERR_FILENO;
 }
 
 void

@@ -425,12 +425,8 @@ pump_done(void *arg)
 static void
 stream_open_tty(struct stream *s)
 {
-	const char *name;
-	int fd;
+	int fd = fd_tty_nonblock(s->dst);
 
-	if (!isatty(s->dst) || (name = ttyname(s->dst)) == NULL)
-		return;
-	fd = open(name, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -1)
 		return;
 	s->dst = fd;
