@@ -36,7 +36,7 @@ fd_above_stdio(int fd)
 int
 fd_tty_nonblock(int fd)
 {
-	char name[PATH_MAX];
+	char name[PATH_MAX] = "";
 
 	if (!isatty(fd) || ttyname_r(fd, name, sizeof(name)) != 0)
 		return -1;

@@ -127,6 +127,7 @@ goes_without() {
 }
 
 @test "an unusable XDG_RUNTIME_DIR leaves the guard out, the command runs" {
+	# shellcheck disable=SC2030 # each test runs in a subshell of its own
 	XDG_RUNTIME_DIR=$WORK/missing
 	goes_without "state directory $WORK/missing/retry: No such file or\
  directory"
@@ -197,6 +198,7 @@ guest_setup() {
 	    --budget=api -- true
 	[ "$stderr" = "retry: state directory //retry: Permission denied:\
  going on without retry budget 'api'" ]
+	# shellcheck disable=SC2031 # set by setup() in this test's subshell
 	run -0 --separate-stderr as_guest XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" \
 	    "$RETRY" --budget=api -- true
 	[ "$stderr" = "retry: state directory $STATE: Permission denied:\
