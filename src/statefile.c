@@ -92,12 +92,17 @@ static bool
 dir_path(char *path, size_t len, char *why, size_t wlen)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	size_t end;
 	int n;
 
 	/* The XDG base directory spec: a relative path is to be ignored. */
-	if (xdg != NULL && *xdg == '/')
-		n = snprintf(path, len, "%s/retry", xdg);
-	else
+	if (xdg != NULL && *xdg == '/') {
+		/* Shown in warnings: "/run/user/1000/" gives no "//". */
+		for (end = strlen(xdg); end > 1 && xdg[end - 1] == '/'; end--)
+			;
+		n = snprintf(path, len, "%.*s/retry", end > 1 ? (int)end :
+		    0, xdg);
+	} else
 		n = snprintf(path, len, "/tmp/retry-%lu",
 		    (unsigned long)geteuid());
 	if (n < 0 || (size_t)n >= len)

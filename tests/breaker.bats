@@ -156,7 +156,8 @@ probe_until_it_runs() {
 	[ "$(state_field breaker)" = open ]
 	# Twice 300 ms, times 0.75 to 1.25.
 	cooldown=$(state_field cooldown)
-	[ "$cooldown" -ge 450000000 ] && [ "$cooldown" -le 750000000 ]
+	[ "$cooldown" -ge 450000000 ]
+	[ "$cooldown" -le 750000000 ]
 	probe_until_it_runs -- true
 	[ "$PROBE_STATUS" -eq 0 ]
 	[ -z "$PROBE_STDERR" ]

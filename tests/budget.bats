@@ -163,14 +163,19 @@ guest_setup() {
 	[ "$(id -u)" -eq 0 ] || needs "another user needs root"
 	require_tool useradd
 	require_tool runuser
+	# Two tests may get here at once: the loser of useradd's race finds
+	# the user made.
 	id retry-guest >/dev/null 2>&1 ||
-	    useradd --system --no-create-home retry-guest
+	    useradd --system --no-create-home retry-guest 2>/dev/null ||
+	    id retry-guest >/dev/null
 	GUEST=$(id -u retry-guest)
-	rm -rf "/tmp/retry-$GUEST"
 }
 
 @test "another user cannot stop a user's runs through /tmp/retry-UID" {
 	guest_setup
+	# Only this test uses /tmp/retry-$GUEST, so tests running at once
+	# cannot remove each other's.
+	rm -rf "/tmp/retry-$GUEST"
 	# Planted by root, the other user here: a directory, then a link.
 	mkdir -m 700 "/tmp/retry-$GUEST"
 	run -0 --separate-stderr as_guest "$RETRY" --budget=api -- true
@@ -196,7 +201,11 @@ guest_setup() {
 	guest_setup
 	run -0 --separate-stderr as_guest XDG_RUNTIME_DIR=/ "$RETRY" \
 	    --budget=api -- true
-	[ "$stderr" = "retry: state directory //retry: Permission denied:\
+	[ "$stderr" = "retry: state directory /retry: Permission denied:\
+ going on without retry budget 'api'" ]
+	run -0 --separate-stderr as_guest XDG_RUNTIME_DIR=/// "$RETRY" \
+	    --budget=api -- true
+	[ "$stderr" = "retry: state directory /retry: Permission denied:\
  going on without retry budget 'api'" ]
 	# shellcheck disable=SC2031 # set by setup() in this test's subshell
 	run -0 --separate-stderr as_guest XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" \

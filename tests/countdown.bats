@@ -86,7 +86,8 @@ tokens() {
 	[ "$n" -le 5 ]
 	for v in $values; do
 		v=$((10#$v))
-		[ "$v" -le "$prev" ] && [ "$v" -gt 0 ]
+		[ "$v" -le "$prev" ]
+		[ "$v" -gt 0 ]
 		prev=$v
 	done
 }

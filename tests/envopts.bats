@@ -183,14 +183,14 @@ env_error() {
 
 @test "RETRY_OPTIONS: a preset goes first, the command line's if both name one" {
 	renv '--preset=aws' --dry-run --seed 1 -n 2
-	[ "$status" -eq 0 ] && [ "$stderr" = "" ]
+	quiet_success
 	[ "$(table_col 2 | tr '\n' ' ')" = "- 0.050 " ]
 	# The variable's -b overrides a preset named on the command line.
 	renv '-b 2s' --dry-run --seed 1 -n 2 --preset=aws
-	[ "$status" -eq 0 ] && [ "$stderr" = "" ]
+	quiet_success
 	[ "$(table_col 2 | tr '\n' ' ')" = "- 2.000 " ]
 	renv '--preset=aws' --dry-run --seed 1 -n 2 --preset=aws-throttle
-	[ "$status" -eq 0 ] && [ "$stderr" = "" ]
+	quiet_success
 	[ "$(table_col 2 | tr '\n' ' ')" = "- 1.000 " ]
 }
 
@@ -200,7 +200,7 @@ env_error() {
 	[ "${stderr_lines[0]}" = \
 	    "retry: options from RETRY_OPTIONS: -n 1 '--on-give-up=echo \"\$HOME\" *' -v" ]
 	renv "-n 2 -b 1ms --log-file=it\\'s" --dry-run --seed 1
-	[ "$status" -eq 0 ] && [ "$stderr" = "" ]
+	quiet_success
 	[ "${lines[-1]}" = \
 	    "# options from RETRY_OPTIONS: -n 2 -b 1ms '--log-file=it'\\''s'" ]
 	# Not without -v.
