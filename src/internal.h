@@ -115,7 +115,8 @@ struct guard_spec {
 	char		name[GUARD_NAME_MAX + 1];	/* empty: not given */
 	char		host[GUARD_HOST_MAX + 1];	/* empty: local */
 	char		user[GUARD_NAME_MAX + 1];	/* Redis ACL user, or "" */
-	int		port;
+	int		port;		/* 0: host is a Unix socket's path */
+	int		db;		/* the Redis database to SELECT */
 	long long	tokens;		/* budget: the bucket's size */
 	long long	ratio;		/* budget: milli-tokens per success */
 	long long	failures;	/* breaker: give-ups in a row to open */
