@@ -25,6 +25,7 @@
 #include "internal.h"
 #include "guardspec.h"
 #include "redisstore.h"
+#include "sha1.h"
 
 #define NSEC_PER_USEC		1000
 #define PROBE_LEASE_MIN		(60 * NSEC_PER_SEC)
@@ -219,11 +220,12 @@ record_store(struct guard *g, struct guard_record *r)
 static bool
 redis_op(struct guard *g, struct redis_call *call, int nargs)
 {
-	char key[8 + GUARD_NAME_MAX];
+	char key[8 + GUARD_NAME_MAX], sha1[SHA1_HEX_LEN + 1];
 
 	snprintf(key, sizeof(key), "retry:%s", g->spec->name);
+	sha1_hex(guard_lua, strlen(guard_lua), sha1);
 	call->script = guard_lua;
-	call->sha1 = guard_lua_sha1;
+	call->sha1 = sha1;
 	call->key = key;
 	call->nargs = nargs;
 	if (redis_eval(g->redis, call) && call->nout >= 1)
@@ -260,7 +262,7 @@ guards_attempt(struct guards *gs, bool success)
 		return allowed;
 	}
 	memset(&call, 0, sizeof(call));
-	snprintf(max, sizeof(max), "%lld", g->spec->tokens * 1000);
+	snprintf(max, sizeof(max), "%lld", g->spec->tokens * MILLI);
 	snprintf(ratio, sizeof(ratio), "%lld", g->spec->ratio);
 	call.args[0] = "attempt";
 	call.args[1] = max;

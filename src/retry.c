@@ -20,9 +20,12 @@
  *	 |- match.c	the output conditions, as the output streams
  *	 |- http.c	--http: the response head; -> outcomes.c
  *	 |- guard.c	--budget and --breaker, on their stores
- *	 |   |- budget.c	the rules of both, their record; -> backoff.c
+ *	 |   |- budget.c	the rules of both, their record, and in Lua
+ *	 |   |		(guard.lua, embedded); -> backoff.c
  *	 |   |- statefile.c	the local store: a locked file
- *	 |   `- redisstore.c	the fleet's store: Redis
+ *	 |   |- redisstore.c	the fleet's store: Redis, TCP or a socket
+ *	 |   |- parse.c	(guard_target(): the store's URL, as dryrun.c)
+ *	 |   `- sha1.c	the script's name for EVALSHA
  *	 |- hooks.c	--on-retry and --on-give-up; -> proc.c, env.c
  *	 |- env.c	the environment of a command or a hook
  *	 |- proc.c	an attempt: waiting for it, timing it out

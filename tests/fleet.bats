@@ -118,8 +118,8 @@ rcli() {
 
 @test "the script runs by its SHA-1, and is loaded again when the server lost it" {
 	local sha
-	sha=$(sed -n 's/^const char guard_lua_sha1\[\] = "\([0-9a-f]*\)";$/\1/p' \
-	    "$ROOT/src/budget.c")
+	# The SHA-1 that retry computes of the script it embeds is Redis's.
+	sha=$("$ROOT/tests/helpers/guard-rules" sha1)
 	[ "${#sha}" -eq 40 ]
 	run -0 "$RETRY" --budget="$URL/api" -- true
 	[ "$(rcli SCRIPT EXISTS "$sha")" = 1 ]
@@ -129,6 +129,21 @@ rcli() {
 	giving_up "$stderr" 1 "exit 1" "no attempts left"
 	[ "$(rcli SCRIPT EXISTS "$sha")" = 1 ]
 	[ "$(rcli HGET retry:api tokens)" = 99000 ]
+}
+
+@test "the Lua script gives every answer of the rules' table, as budget.c does" {
+	local rules=$ROOT/tests/helpers/guard-rules table=$ROOT/tests/guard-rules.txt
+	local sha
+	# -x: the script's bytes as they are, its last newline included.
+	sha=$("$rules" script | rcli -x SCRIPT LOAD)
+	[ "$sha" = "$("$rules" sha1)" ]
+	"$rules" expect "$table" >"$WORK/expected"
+	"$rules" redis "$table" "$sha" | rcli >"$WORK/got"
+	diff "$WORK/expected" "$WORK/got"
+	# Every case ran: a line of each, then its answers.
+	[ "$(grep -c '^line ' "$WORK/got")" -eq "$(grep -c '^[a-z]' "$table")" ]
+	# And budget.c agrees with the same table (tests/rules.bats).
+	run -0 --separate-stderr "$rules" check "$table"
 }
 
 @test "an unreachable Redis: one warning, and the run goes on without the limit" {
