@@ -32,7 +32,7 @@
 	X(MILLI, 1000) \
 	X(KEY_TTL_MS, 86400000)
 
-#define GUARD_ENUM(name, value) name = value,
+#define GUARD_ENUM(name, value) name = (value),
 enum breaker_state { GUARD_STATES(GUARD_ENUM) };
 enum admit { GUARD_VERDICTS(GUARD_ENUM) };
 enum run_end { GUARD_ENDS(GUARD_ENUM) };

@@ -48,13 +48,13 @@ round_f(int t, uint32_t b, uint32_t c, uint32_t d, uint32_t *k)
 static void
 sha1_block(struct sha1 *s)
 {
+	const unsigned char *p = s->block;
 	uint32_t w[80], v[5], k, f, tmp;
 	int t;
 
-	for (t = 0; t < 16; t++)
-		w[t] = (uint32_t)s->block[4 * t] << 24 |
-		    (uint32_t)s->block[4 * t + 1] << 16 |
-		    (uint32_t)s->block[4 * t + 2] << 8 | s->block[4 * t + 3];
+	for (t = 0; t < 16; t++, p += 4)
+		w[t] = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		    (uint32_t)p[2] << 8 | p[3];
 	for (; t < 80; t++)
 		w[t] = rol(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
 	memcpy(v, s->h, sizeof(v));
@@ -86,7 +86,7 @@ sha1_hex(const void *data, size_t len, char hex[SHA1_HEX_LEN + 1])
 	struct sha1 s = { { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
 	    0xc3d2e1f0 }, { 0 }, 0, 0 };
 	const unsigned char *p = data;
-	int i;
+	size_t i;
 
 	s.bits = (uint64_t)len * 8;
 	while (len-- > 0)
@@ -95,7 +95,7 @@ sha1_hex(const void *data, size_t len, char hex[SHA1_HEX_LEN + 1])
 	sha1_byte(&s, 0x80);
 	while (s.used != 56)
 		sha1_byte(&s, 0);
-	for (i = 7; i >= 0; i--)
+	for (i = 8; i-- > 0;)
 		sha1_byte(&s, (unsigned char)(s.bits >> (8 * i)));
 	for (i = 0; i < 5; i++)
 		snprintf(hex + 8 * i, 9, "%08lx", (unsigned long)s.h[i]);

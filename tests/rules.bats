@@ -56,3 +56,23 @@ setup() {
 	! grep -q '^[[:space:]]*--' <<<"$output"
 	[ "$("$RULES" sha1)" = "$("$RULES" script | sha1sum | cut -c1-40)" ]
 }
+
+@test "embed-lua.sh keeps every byte of the code, and refuses what is not ASCII" {
+	# A backslash, quotes, a tab, a trigraph, a comment line, indentation.
+	printf '%s\n' 'local s = "a\\b\t\"c\"" .. '"'??='"' -- \' \
+	    '  -- a comment line' '' '	  x = 1' >"$WORK/t.lua"
+	printf '%s\n' 'local s = "a\\b\t\"c\"" .. '"'??='"' -- \' \
+	    'x = 1' >"$WORK/want"
+	sh "$ROOT/build-aux/embed-lua.sh" T "$WORK/t.lua" >"$WORK/t.h"
+	printf '#include <stdio.h>\n#include "t.h"\n%s\n' \
+	    'int main(void) { return fputs(T, stdout) == EOF; }' >"$WORK/t.c"
+	"${CC:-cc}" -std=c11 -Wall -Wextra -Wpedantic -Werror -o "$WORK/t" \
+	    "$WORK/t.c"
+	run -0 --separate-stderr "$WORK/t"
+	[ -z "$stderr" ]
+	"$WORK/t" | cmp - "$WORK/want"
+	printf 'x = "\303\251"\n' >"$WORK/t.lua"
+	run -1 --separate-stderr sh "$ROOT/build-aux/embed-lua.sh" T \
+	    "$WORK/t.lua"
+	[ "$stderr" = "$WORK/t.lua:1: not printable ASCII" ]
+}
