@@ -445,7 +445,7 @@ ucli() {
 
 @test "a password and a database over a socket: AUTH first, then SELECT" {
 	start_unix_redis --requirepass s3cret
-	local u=unix://$SOCK/api?db=5
+	local u="unix://$SOCK/api?db=5"
 	run -0 --separate-stderr env REDISCLI_AUTH=s3cret "$RETRY" \
 	    --budget="$u" -- true
 	[ -z "$stderr" ]
