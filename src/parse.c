@@ -389,10 +389,12 @@ guard_host(const char **sp, struct guard_spec *g)
 	const char *s = *sp, *end, *why;
 	size_t n;
 
-	if (*s == '[') {	/* an IPv6 address: [::1]:6379 */
-		if ((end = strchr(++s, ']')) == NULL)
+	if (*s == '[') {	/* an IPv6 address: [::1]:6379, [fe80::1%eth0] */
+		n = strspn(++s, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:.%_-");
+		if (s[n] != ']')
 			return "no ']' after the IPv6 address";
-		n = (size_t)(end++ - s);
+		end = s + n + 1;
 	} else
 		end = s + (n = strcspn(s, ":/,"));
 	if (n == 0 || n > GUARD_HOST_MAX)
