@@ -389,7 +389,8 @@ guard_host(const char **sp, struct guard_spec *g)
 	const char *s = *sp, *end, *why;
 	size_t n;
 
-	if (*s == '[') {	/* an IPv6 address: [::1]:6379, [fe80::1%eth0] */
+	/* An IPv6 address: [::1]:6379, or with a zone, [fe80::1%eth0]. */
+	if (*s == '[') {
 		n = strspn(++s, "abcdefghijklmnopqrstuvwxyz"
 		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:.%_-");
 		if (s[n] != ']')

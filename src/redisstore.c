@@ -2,20 +2,22 @@
  * redisstore.c: the Redis store of --budget and --breaker, for a fleet
  * whose hosts share nothing local.  It connects to the server, over TCP
  * or a Unix socket, authenticates and selects the database if asked to
- * (each in an exchange of its own), and runs a Lua script there by its SHA-1 (EVALSHA), loading it with SCRIPT LOAD
- * the first time the server answers NOSCRIPT; the script, which the
- * caller passes in, does the whole read-modify-write atomically on the
- * server's clock.  This file knows nothing of the rules.
+ * (each in an exchange of its own), and runs a Lua script there by its
+ * SHA-1 (EVALSHA), loading it with SCRIPT LOAD the first time the server
+ * answers NOSCRIPT; the script, which the caller passes in, does the
+ * whole read-modify-write atomically on the server's clock.  This file
+ * knows nothing of the rules.
  *
  * hiredis is linked statically where it is built in (the Makefile finds
  * it with pkg-config): a run that names no redis:// store loads no more
  * shared libraries than before.  Without it, redis_built_in() says so
- * and the caller refuses the redis:// and unix:// forms.  hiredis only connects,
- * formats commands and parses replies: the socket is non-blocking and
- * every wait on it is retry's own signals_wait(), so that a stop signal
- * ends it, and the connect, and each exchange (the command, a SCRIPT
- * LOAD if need be, and every byte of the replies), must be over within
- * REDIS_TIMEOUT_MS, however slowly a peer trickles its bytes.  A reply
+ * and the caller refuses the redis:// and unix:// forms.  hiredis only
+ * connects, formats commands and parses replies: the socket (TCP or
+ * Unix alike) is non-blocking and every wait on it is retry's own
+ * signals_wait(), so that a stop signal ends it, and the connect, and
+ * each exchange (the command, a SCRIPT LOAD if need be, and every byte
+ * of the replies), must be over within REDIS_TIMEOUT_MS, however slowly
+ * a peer trickles its bytes.  A reply
  * is at most REPLY_MAX bytes and announces no array or string longer
  * than REPLY_ITEMS: the script's answers are a few integers, so a peer
  * that claims more is not the server retry expects.  On any of these the

@@ -371,6 +371,7 @@ for _ in range(6000):
 	bad_value budget 'redis://h:0/api' "expected a port from 1 to 65535"
 	bad_value budget 'redis://h:65536/api' "expected a port from 1 to 65535"
 	bad_value budget 'redis://[::1/api' "no ']' after the IPv6 address"
+	bad_value budget 'redis://[::1/x]/api' "no ']' after the IPv6 address"
 	# A database (issue 21): the first of two segments, digits only.
 	local db="expected a database number from 0 to 2147483647"
 	bad_value budget 'redis://h/x/api' "$db"
