@@ -63,8 +63,10 @@ SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
 	  src/match.c src/hooks.c src/env.c src/signals.c src/fd.c src/clock.c \
 	  src/http.c \
 	  src/guard.c src/budget.c src/statefile.c src/redisstore.c \
+	  src/sha1.c \
 	  src/jsonlog.c src/preset.c src/dryrun.c src/escape.c src/envopts.c
-HDRS	= src/internal.h
+HDRS	= src/internal.h src/guardcodes.h src/guardspec.h src/redisstore.h \
+	  src/sha1.h src/guard-lua.h
 BATS	?= bats
 TESTS	= tests
 # The suites that need no tool beyond bats, perl and procps: CI runs them
@@ -84,6 +86,22 @@ retry: $(SRCS) $(HDRS)
 	    $(OPTIMIZE) $(CFLAGS) -o retry $(SRCS) $(LDFLAGS) $(BSD_LIBS) \
 	    $(HIREDIS_LIBS)
 
+# The fleet's Lua script, as a C string that src/budget.c embeds.
+src/guard-lua.h: src/guard.lua build-aux/embed-lua.sh
+	sh build-aux/embed-lua.sh GUARD_LUA_TEXT src/guard.lua >$@.tmp
+	mv $@.tmp $@
+
+# The table-driven tests of the budget's and the breaker's rules, on
+# budget.c's pure functions (tests/rules.bats), and the script they
+# give Redis (tests/fleet.bats).
+RULES_SRCS = tests/helpers/guard-rules.c src/budget.c src/backoff.c \
+	     src/sha1.c
+tests/helpers/guard-rules: $(RULES_SRCS) $(HDRS)
+	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
+	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(OPTIMIZE) $(CFLAGS) \
+	    -Isrc -o tests/helpers/guard-rules $(RULES_SRCS) $(LDFLAGS) \
+	    $(BSD_LIBS) -lm
+
 tests/helpers/wstatus: tests/helpers/wstatus.c
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \
 	    -o tests/helpers/wstatus tests/helpers/wstatus.c $(LDFLAGS)
@@ -101,7 +119,8 @@ demo:
 
 check:
 	@sh build-aux/deps.sh check
-	@$(MAKE) retry tests/helpers/wstatus tests/helpers/zombie-leader
+	@$(MAKE) retry tests/helpers/wstatus tests/helpers/zombie-leader \
+	    tests/helpers/guard-rules
 	$(BATS) --jobs 2 $(TESTS)
 
 # The core suites alone, with nothing installed: for other builds.
@@ -126,7 +145,8 @@ uninstall:
 	    $(DESTDIR)$(FISHCOMPDIR)/retry.fish
 
 clean:
-	rm -f retry tests/helpers/wstatus tests/helpers/zombie-leader
+	rm -f retry tests/helpers/wstatus tests/helpers/zombie-leader \
+	    tests/helpers/guard-rules src/guard-lua.h
 	rm -rf build fuzz/out
 
 .PHONY: all demo check check-core install uninstall clean

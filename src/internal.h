@@ -115,7 +115,8 @@ struct guard_spec {
 	char		name[GUARD_NAME_MAX + 1];	/* empty: not given */
 	char		host[GUARD_HOST_MAX + 1];	/* empty: local */
 	char		user[GUARD_NAME_MAX + 1];	/* Redis ACL user, or "" */
-	int		port;
+	int		port;		/* 0: host is a Unix socket's path */
+	int		db;		/* the Redis database to SELECT */
 	long long	tokens;		/* budget: the bucket's size */
 	long long	ratio;		/* budget: milli-tokens per success */
 	long long	failures;	/* breaker: give-ups in a row to open */
@@ -475,11 +476,7 @@ void		 fd_write_all(int, const char *, size_t);
  * guard.c: --budget and --breaker as the attempt loop sees them, on a
  * local state file or in Redis.
  */
-enum run_end {
-	RUN_SUCCEEDED,
-	RUN_GAVE_UP,
-	RUN_STOPPED		/* by a signal: counts as neither */
-};
+#include "guardcodes.h"	/* enum run_end, breaker_state, admit */
 struct redis;
 struct guard {
 	const struct guard_spec *spec;
@@ -508,11 +505,6 @@ void		 guards_end(struct guards *, enum run_end);
  * budget.c: the rules of the budget and the breaker, pure functions on
  * the record that the store keeps, and the same rules for Redis in Lua.
  */
-enum breaker_state {
-	BREAKER_CLOSED,
-	BREAKER_OPEN,
-	BREAKER_PROBING
-};
 struct guard_record {
 	long long	 tokens;	/* milli-tokens; -1: full */
 	enum breaker_state state;
@@ -521,11 +513,6 @@ struct guard_record {
 	nsec_t		 cooldown;	/* the current cooldown, when open */
 	uint32_t	 probe;		/* the probing run's id */
 	long long	 boot;		/* the boot whose clock until is on; 0 */
-};
-enum admit {
-	ADMIT_RUN,
-	ADMIT_PROBE,
-	ADMIT_REFUSED
 };
 #define BREAKER_CAP	(3600 * NSEC_PER_SEC)	/* cooldowns double up to */
 #define RECORD_MAX	256	/* a record as text, its newline included */
@@ -539,10 +526,9 @@ bool		 budget_attempt(struct guard_record *, const struct guard_spec *,
 nsec_t		 breaker_cap(const struct guard_spec *);
 enum admit	 breaker_admit(struct guard_record *, const struct guard_spec *,
 		    nsec_t, nsec_t, uint32_t, nsec_t *);
-void		 breaker_report(struct guard_record *, const struct guard_spec *,
+bool		 breaker_report(struct guard_record *, const struct guard_spec *,
 		    nsec_t, uint32_t, enum run_end, unsigned);
 extern const char guard_lua[];
-extern const char guard_lua_sha1[];
 
 /*
  * statefile.c: the local store, one small file per NAME in a directory

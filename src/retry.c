@@ -20,9 +20,12 @@
  *	 |- match.c	the output conditions, as the output streams
  *	 |- http.c	--http: the response head; -> outcomes.c
  *	 |- guard.c	--budget and --breaker, on their stores
- *	 |   |- budget.c	the rules of both, their record; -> backoff.c
+ *	 |   |- budget.c	the rules of both, their record, and in Lua
+ *	 |   |		(guard.lua, embedded); -> backoff.c
  *	 |   |- statefile.c	the local store: a locked file
- *	 |   `- redisstore.c	the fleet's store: Redis
+ *	 |   |- redisstore.c	the fleet's store: Redis, TCP or a socket
+ *	 |   |- parse.c	(guard_target(): the store's URL, as dryrun.c)
+ *	 |   `- sha1.c	the script's name for EVALSHA
  *	 |- hooks.c	--on-retry and --on-give-up; -> proc.c, env.c
  *	 |- env.c	the environment of a command or a hook
  *	 |- proc.c	an attempt: waiting for it, timing it out
@@ -106,7 +109,8 @@ static const char help_text[] =
 "  -I, --replay-stdin        give every attempt the same standard input\n"
 "  -O, --hold-stdout         pass on only the final attempt's stdout\n"
 "\n"
-"Shared limits (NAME, or redis://[USER@]HOST[:PORT]/NAME for a fleet):\n"
+"Shared limits (NAME, or for a fleet redis://[USER@]HOST[:PORT][/DB]/NAME\n"
+"               or unix://[USER@]/PATH/NAME[?db=DB]):\n"
 "      --budget=SPEC         NAME[,tokens=N][,ratio=R]: one retry budget\n"
 "                            for every retry that names it       [none; 100, 0.1]\n"
 "      --breaker=SPEC        NAME[,failures=N][,cooldown=DURATION]: no runs\n"
