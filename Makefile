@@ -58,7 +58,7 @@ HIREDIS_CFLAGS = `$(HIREDIS_A) && echo -DHAVE_HIREDIS \
 HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
 
 SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
-	  src/outcomes.c src/format.c src/spool.c src/proc.c src/spawn.c \
+	  src/outcomes.c src/format.c src/spool.c src/attempt.c src/spawn.c \
 	  src/leftovers.c \
 	  src/match.c src/hooks.c src/env.c src/signals.c src/fd.c src/clock.c \
 	  src/http.c \

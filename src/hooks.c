@@ -58,14 +58,14 @@ report(const char *name, const struct outcome *o)
  * signal that came while it ran.
  */
 int
-hook_run(const struct sigstate *ss, const struct config *cfg,
-    const struct hook *h)
+hook_run(const struct sigstate *ss, const struct hook *h)
 {
 	char sh[] = "/bin/sh", dash_c[] = "-c";
 	char *argv[] = { sh, dash_c, NULL, NULL };
 	char status[HOOK_ENV], next[HOOK_ENV], secs[32], **env;
-	struct config hc = *cfg;
 	struct attempt_io io;
+	struct attempt_spec spec = { argv, NULL, 0, SIGTERM, h->kill_after,
+	    h->deadline, &io };
 	struct outcome o;
 
 	if ((argv[2] = strdup(h->cmd)) == NULL)
@@ -79,11 +79,9 @@ hook_run(const struct sigstate *ss, const struct config *cfg,
 	/* Without a next sleep, only the name: the variable goes. */
 	env = env_with(h->envp, (char *[]){ status, next }, 2,
 	    h->next_sleep >= 0 ? 2 : 1);
-	hc.argv = argv;
-	hc.timeout = 0;
-	hc.timeout_signal = SIGTERM;
+	spec.envp = env;
 	hook_io(&io);
-	proc_run(ss, &hc, env, &io, h->deadline, &o);
+	attempt_run(ss, &spec, &o);
 	free(argv[2]);
 	free(env);
 	report(h->name, &o);

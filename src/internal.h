@@ -371,9 +371,9 @@ struct hook {
 	int		 status;	/* of the attempt that just ended */
 	nsec_t		 next_sleep;	/* -1: no attempt follows */
 	nsec_t		 deadline;	/* 0: none */
+	nsec_t		 kill_after;	/* after the deadline; NSEC_INF: never */
 };
-int		 hook_run(const struct sigstate *, const struct config *,
-		    const struct hook *);
+int		 hook_run(const struct sigstate *, const struct hook *);
 /*
  * http.c: --http, the response head that the command saved (as curl -D
  * writes it) and the server's Retry-After.  The parsers neither print
@@ -407,14 +407,23 @@ enum http_wait {
 enum http_wait	 http_wait(const struct http_head *, nsec_t, nsec_t, nsec_t *,
 		    char *, size_t);
 
-/* proc.c: spawning an attempt, waiting for it, timing it out. */
-void		 proc_init(const struct config *);
-void		 proc_run(const struct sigstate *, const struct config *,
-		    char **, struct attempt_io *, nsec_t, struct outcome *);
-int		 proc_sleep(const struct sigstate *, nsec_t,
+/* attempt.c: running one command to its end, timing it out. */
+struct attempt_spec {
+	char		**argv;		/* the command */
+	char		**envp;		/* its environment */
+	nsec_t		 timeout;	/* 0: none */
+	int		 signal;	/* sent when it runs out of time */
+	nsec_t		 kill_after;	/* then SIGKILL; NSEC_INF: never */
+	nsec_t		 deadline;	/* absolute; 0: none */
+	struct attempt_io *io;		/* its descriptors and streams */
+};
+void		 attempt_init(bool);
+void		 attempt_run(const struct sigstate *,
+		    const struct attempt_spec *, struct outcome *);
+int		 attempt_sleep(const struct sigstate *, nsec_t,
 		    void (*)(nsec_t, void *), void *);
-int		 proc_clear_leftovers(const struct sigstate *,
-		    const struct config *, nsec_t);
+int		 attempt_clear_leftovers(const struct sigstate *, int, nsec_t,
+		    nsec_t);
 
 /* spawn.c: starting the command, and telling a failed exec apart. */
 int		 spawn_command(const struct sigstate *, char **, char **,

@@ -261,7 +261,7 @@ run_hook(struct run *r, const struct hook *h, long long k)
 {
 	int sig;
 
-	if (h->cmd != NULL && (sig = hook_run(&r->sigs, r->cfg, h)) != 0)
+	if (h->cmd != NULL && (sig = hook_run(&r->sigs, h)) != 0)
 		stopped(r, k, sig);
 }
 
@@ -301,7 +301,7 @@ finish(struct run *r, long long k, const struct outcome *o,
 	if (reason != NULL)
 		run_hook(r, &(struct hook){ "--on-give-up",
 		    r->cfg->on_give_up, r->envp, outcome_status(o), -1,
-		    give_up_deadline(r) }, k);
+		    give_up_deadline(r), r->cfg->kill_after }, k);
 	if (zero)
 		exit(1);
 	exit_as(o);
@@ -354,6 +354,8 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
     struct outcome *o)
 {
 	struct attempt_io io;
+	struct attempt_spec spec = { r->cfg->argv, r->envp, r->cfg->timeout,
+	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline, &io };
 	int error;
 
 	set_attempt_env(r, k, prev);
@@ -368,7 +370,7 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 		matcher_begin(r->matcher, spools_held_fd(r->spools), &io,
 		    &io.pump[1]);
 	log_attempt_start(&r->log, k);
-	proc_run(&r->sigs, r->cfg, r->envp, &io, r->deadline, o);
+	attempt_run(&r->sigs, &spec, o);
 	spools_end(r->spools);
 	if (r->matcher != NULL)
 		o->matched = matcher_end(r->matcher, &o->matched_text);
@@ -434,7 +436,8 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	now = mono_now();
 	if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 		return "the next sleep would pass --max-time";
-	if ((sig = proc_clear_leftovers(&r->sigs, r->cfg, r->deadline)) != 0)
+	if ((sig = attempt_clear_leftovers(&r->sigs,
+	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline)) != 0)
 		stopped(r, k, sig);
 	/* Leftovers can take --kill-after to clear: past the deadline? */
 	if (r->deadline != 0 && mono_now() >= r->deadline)
@@ -448,14 +451,15 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	if (r->cfg->on_retry != NULL) {
 		/* The hook is no part of the backoff: the whole sleep follows. */
 		run_hook(r, &(struct hook){ "--on-retry", r->cfg->on_retry,
-		    r->envp, outcome_status(o), sleep, r->deadline }, k);
+		    r->envp, outcome_status(o), sleep, r->deadline,
+		    r->cfg->kill_after }, k);
 		now = mono_now();
 		if (r->deadline != 0 && now >= r->deadline)
 			return "--max-time reached";
 		if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 			return "the next sleep would pass --max-time";
 	}
-	sig = proc_sleep(&r->sigs, nsec_add(now, sleep),
+	sig = attempt_sleep(&r->sigs, nsec_add(now, sleep),
 	    log_counts_down(&r->log) ? log_countdown : NULL, &r->log);
 	log_sleep_done(&r->log);
 	if (sig != 0)
@@ -536,7 +540,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	r->matcher = matcher;
 	log_open(&r->log, cfg);
 	signals_init(&r->sigs);
-	proc_init(cfg);
+	attempt_init(cfg->foreground);
 	backoff_init(&r->backoff, &cfg->sched, cfg->seeded, cfg->seed);
 	if (cfg->attempts == 0)
 		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=inf");
@@ -626,7 +630,7 @@ main(int argc, char *argv[])
 	setup_run(&run, &cfg, max_env, matcher);
 	run.t0 = mono_now();
 	/* Without a splay, a sleep of 0: a stop that came already counts. */
-	if ((sig = proc_sleep(&run.sigs, nsec_add(run.t0,
+	if ((sig = attempt_sleep(&run.sigs, nsec_add(run.t0,
 	    cfg.sched.splay > 0 ? backoff_splay(&run.backoff) : 0), NULL,
 	    NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
@@ -636,7 +640,7 @@ main(int argc, char *argv[])
 		exit(EXIT_TEMPFAIL);
 	}
 	/* A stop may have ended the breaker's wait for its store. */
-	if ((sig = proc_sleep(&run.sigs, mono_now(), NULL, NULL)) != 0)
+	if ((sig = attempt_sleep(&run.sigs, mono_now(), NULL, NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
 	run.t0 = mono_now();
 	if (cfg.max_time != 0)

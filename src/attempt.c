@@ -1,9 +1,11 @@
 /*
- * proc.c: one attempt as a process.  It starts the command, waits for it
- * while passing on the signals retry receives and servicing the extra
- * descriptors of an io_pump, times it out (--timeout, --max-time, then
- * SIGKILL after --kill-after), and classifies how it ended.  Between
- * attempts it sleeps and clears what the last attempt left running.
+ * attempt.c: running one command, an attempt or a hook, to its end.  It
+ * takes a struct attempt_spec: the command, its environment, its time
+ * limits and its streams.  It starts the command, waits for it while
+ * passing on the signals retry receives and servicing its streams, times
+ * it out (the spec's timeout and deadline, then SIGKILL after its
+ * kill-after), and classifies how it ended.  Between attempts it sleeps
+ * and clears what the last attempt left running.
  *
  * retry reaps every child itself, so it never signals a pid it has
  * reaped; which processes belong to an attempt is leftovers.c's to say.
@@ -48,9 +50,9 @@ has_terminal(void)
  * told from the caller's other processes.
  */
 void
-proc_init(const struct config *cfg)
+attempt_init(bool foreground)
 {
-	if (!cfg->foreground && getpgrp() != getpid() && !has_terminal())
+	if (!foreground && getpgrp() != getpid() && !has_terminal())
 		setpgid(0, 0);
 	leftovers_init();
 }
@@ -116,6 +118,7 @@ pass_on(const struct sigstate *ss, pid_t pid)
 }
 
 struct watch {
+	const struct attempt_spec *spec;
 	pid_t	pid;
 	pid_t	group;		/* the group a hook leads, 0: none */
 	nsec_t	limit;		/* timeout or deadline, 0: none */
@@ -217,28 +220,27 @@ pass_on_watched(const struct sigstate *ss, struct watch *w)
 }
 
 static void
-escalate_later(struct watch *w, const struct config *cfg, nsec_t now)
+escalate_later(struct watch *w, nsec_t now)
 {
-	if (cfg->kill_after != NSEC_INF && w->kill_at == 0)
-		w->kill_at = nsec_add(now, cfg->kill_after) | 1;
+	if (w->spec->kill_after != NSEC_INF && w->kill_at == 0)
+		w->kill_at = nsec_add(now, w->spec->kill_after) | 1;
 }
 
 /* One step of the watch: forward, time out or kill as due. */
 static void
-watch_step(const struct sigstate *ss, struct watch *w,
-    const struct config *cfg)
+watch_step(const struct sigstate *ss, struct watch *w)
 {
+	int sig = w->spec->signal;
 	nsec_t now = mono_now();
 
 	pass_on_watched(ss, w);
 	if (!w->expired && w->limit != 0 && now >= w->limit) {
 		w->expired = true;
-		signal_watched(ss, w, cfg->timeout_signal,
-		    cfg->timeout_signal != SIGKILL);
-		if (cfg->timeout_signal == SIGKILL)
+		signal_watched(ss, w, sig, sig != SIGKILL);
+		if (sig == SIGKILL)
 			w->killed = true;
 		else
-			escalate_later(w, cfg, now);
+			escalate_later(w, now);
 	}
 	if (w->kill_at != 0 && now >= w->kill_at) {
 		/* Only a KILL that reached something was needed. */
@@ -313,7 +315,7 @@ pumps_done(const struct io_pump *pump)
  */
 static int
 watch_attempt(const struct sigstate *ss, struct watch *w,
-    const struct config *cfg, const struct io_pump *pump)
+    const struct io_pump *pump)
 {
 	struct pollfd fds[MAX_POLL_FDS];
 	int nfds, count[ATTEMPT_PUMPS], status = 0, failed = 0, error = 0;
@@ -325,7 +327,7 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
 		if (w->pid != 0 && signals_child_exited() &&
 		    reap(w->pid, &status))
 			w->pid = 0;	/* reaped: never signalled again */
-		watch_step(ss, w, cfg);
+		watch_step(ss, w);
 		if (w->pid == 0 && (failed != 0 || pumps_done(pump) ||
 		    (w->expired && w->kill_at == 0)))
 			break;
@@ -359,21 +361,24 @@ close_handed_over(struct attempt_io *io)
 }
 
 /*
- * Runs one attempt to its end.  It ends early at the absolute deadline
- * (0: none) or after --timeout; a signal retry receives is passed on.
+ * Runs the command of sp to its end.  It ends early at the spec's
+ * absolute deadline or after its timeout; a signal retry receives is
+ * passed on.
  */
 void
-proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
-    struct attempt_io *io, nsec_t deadline, struct outcome *o)
+attempt_run(const struct sigstate *ss, const struct attempt_spec *sp,
+    struct outcome *o)
 {
+	struct attempt_io *io = sp->io;
 	struct watch w;
-	nsec_t start = mono_now();
+	nsec_t start = mono_now(), deadline = sp->deadline;
 	int e, status;
 
 	memset(o, 0, sizeof(*o));
 	o->matched = -1;
 	memset(&w, 0, sizeof(w));
-	e = spawn_command(ss, cfg->argv, envp, io, &w.pid);
+	w.spec = sp;
+	e = spawn_command(ss, sp->argv, sp->envp, io, &w.pid);
 	close_handed_over(io);
 	if (e != 0) {
 		o->kind = OUT_NOEXEC;
@@ -383,12 +388,12 @@ proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
 		return;
 	}
 	w.group = io->own_group ? w.pid : 0;
-	w.limit = cfg->timeout != 0 ? nsec_add(start, cfg->timeout) : 0;
+	w.limit = sp->timeout != 0 ? nsec_add(start, sp->timeout) : 0;
 	if (deadline != 0 && (w.limit == 0 || deadline <= w.limit)) {
 		w.limit = deadline;
 		o->deadline = true;
 	}
-	status = watch_attempt(ss, &w, cfg, io->pump);
+	status = watch_attempt(ss, &w, io->pump);
 	o->duration = mono_now() - start;
 	/* A signal that came as the command ended still counts. */
 	signals_take_pending(ss);
@@ -404,7 +409,7 @@ proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
  * other signals find no attempt to pass them on to, and are dropped.
  */
 int
-proc_sleep(const struct sigstate *ss, nsec_t until,
+attempt_sleep(const struct sigstate *ss, nsec_t until,
     void (*tick)(nsec_t, void *), void *arg)
 {
 	nsec_t now, next;
@@ -428,19 +433,18 @@ proc_sleep(const struct sigstate *ss, nsec_t until,
 
 /*
  * Before the next attempt: what the last one left running in retry's
- * group gets --signal, then SIGKILL after --kill-after or at the absolute
- * deadline (0: none), whichever comes first.  Returns 0, or the stop
- * signal that interrupted the wait.
+ * group gets sig, then SIGKILL after kill_after (NSEC_INF: never) or at
+ * the absolute deadline (0: none), whichever comes first.  Returns 0, or
+ * the stop signal that interrupted the wait.
  */
 int
-proc_clear_leftovers(const struct sigstate *ss, const struct config *cfg,
+attempt_clear_leftovers(const struct sigstate *ss, int sig, nsec_t kill_after,
     nsec_t deadline)
 {
 	nsec_t kill_at = 0;
 
 	reap(0, NULL);
-	if (cfg->kill_after != NSEC_INF)
-		kill_at = nsec_add(mono_now(), cfg->kill_after);
-	return await_leftovers(ss, cfg->timeout_signal,
-	    earliest(kill_at, deadline));
+	if (kill_after != NSEC_INF)
+		kill_at = nsec_add(mono_now(), kill_after);
+	return await_leftovers(ss, sig, earliest(kill_at, deadline));
 }
