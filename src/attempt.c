@@ -22,7 +22,6 @@
 
 #include "internal.h"
 
-#define MAX_POLL_FDS	(2 * ATTEMPT_PUMPS)
 /* Where no pidfd tells when a leftover ends: look again this often. */
 #define LEFTOVER_POLL		(20 * NSEC_PER_MSEC)
 #define LEFTOVER_POLL_MAX	NSEC_PER_SEC
@@ -265,61 +264,20 @@ classify(const struct watch *w, int status, struct outcome *o)
 	}
 }
 
-/* The descriptors the pumps wait for, each pump's after the last's. */
-static int
-pumps_fds(const struct io_pump *pump, struct pollfd *fds, int *count)
-{
-	int i, n = 0;
-
-	for (i = 0; i < ATTEMPT_PUMPS; i++) {
-		count[i] = pump[i].fds != NULL ? pump[i].fds(pump[i].arg,
-		    fds + n, MAX_POLL_FDS / ATTEMPT_PUMPS) : 0;
-		n += count[i];
-	}
-	return n;
-}
-
-/* Services each pump's descriptors; returns 0, or the failing pump + 1. */
-static int
-pumps_service(const struct io_pump *pump, const struct pollfd *fds,
-    const int *count, int *error)
-{
-	int i, n = 0;
-
-	for (i = 0; i < ATTEMPT_PUMPS; n += count[i], i++)
-		if (count[i] > 0 && (*error = pump[i].service(pump[i].arg,
-		    fds + n, count[i])) != 0)
-			return i + 1;
-	return 0;
-}
-
-/* Whether every pump is done with the attempt's output. */
-static bool
-pumps_done(const struct io_pump *pump)
-{
-	int i;
-
-	for (i = 0; i < ATTEMPT_PUMPS; i++)
-		if (pump[i].done != NULL && !pump[i].done(pump[i].arg))
-			return false;
-	return true;
-}
-
 /*
- * Waits for the command, servicing the pumps, until it is reaped and its
- * output is complete; returns its wait status.  The limit bounds both:
- * once it passed and no KILL is to follow, the output is taken as it is;
- * once a stop signal came and the command is reaped, what is ready is
- * passed on and a stalled reader is not waited for.
- * A pump that fails kills the attempt first, then reports.
+ * Waits for the command, servicing its streams st (or NULL), until it is
+ * reaped and its output is complete; returns its wait status.  The limit
+ * bounds both: once it passed and no KILL is to follow, the output is
+ * taken as it is; once a stop signal came and the command is reaped,
+ * what is ready is passed on and a stalled reader is not waited for.
+ * Streams that fail kill the attempt first, then report.
  */
 static int
 watch_attempt(const struct sigstate *ss, struct watch *w,
-    const struct io_pump *pump)
+    struct streams *st)
 {
-	struct pollfd fds[MAX_POLL_FDS];
-	int nfds, count[ATTEMPT_PUMPS], status = 0, failed = 0, error = 0;
-	int ready;
+	struct pollfd fds[STREAMS_FDS];
+	int nfds, status = 0, failed = 0, ready;
 	bool stopping;
 
 	for (;;) {
@@ -328,36 +286,43 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
 		    reap(w->pid, &status))
 			w->pid = 0;	/* reaped: never signalled again */
 		watch_step(ss, w);
-		if (w->pid == 0 && (failed != 0 || pumps_done(pump) ||
-		    (w->expired && w->kill_at == 0)))
+		if (w->pid == 0 && (failed != 0 || st == NULL ||
+		    streams_done(st) || (w->expired && w->kill_at == 0)))
 			break;
 		/* After a stop, what is ready is passed on; nothing waits. */
 		stopping = w->pid == 0 && signals_stop() != 0;
-		nfds = failed == 0 ? pumps_fds(pump, fds, count) : 0;
+		nfds = failed == 0 && st != NULL ? streams_fds(st, fds) : 0;
 		ready = signals_wait(ss, fds, nfds, stopping ? mono_now() :
 		    earliest(w->expired ? 0 : w->limit, w->kill_at));
 		if (ready <= 0 && stopping)
 			break;
 		if (ready > 0 && nfds > 0 &&
-		    (failed = pumps_service(pump, fds, count, &error)) != 0)
+		    (failed = streams_service(st, fds, nfds)) != 0)
 			signal_attempt(ss, w->pid, SIGKILL, false);
 	}
 	if (failed != 0)
-		pump[failed - 1].fail(pump[failed - 1].arg, error);
+		streams_fail(st, failed);
 	return status;
 }
 
 /* The descriptors that are the command's now: retry's copies go. */
 static void
-close_handed_over(struct attempt_io *io)
+close_handed_over(const int fd[3])
 {
-	if (io->in >= 0)
-		close(io->in);
-	if (io->out >= 0)
-		close(io->out);
-	if (io->err >= 0)
-		close(io->err);
-	io->in = io->out = io->err = -1;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
+/* The attempt ended: its streams close, and say what output matched. */
+static void
+end_streams(struct streams *st, struct outcome *o)
+{
+	o->matched = -1;
+	if (st != NULL)
+		o->matched = streams_end(st, &o->matched_text);
 }
 
 /*
@@ -369,32 +334,34 @@ void
 attempt_run(const struct sigstate *ss, const struct attempt_spec *sp,
     struct outcome *o)
 {
-	struct attempt_io *io = sp->io;
 	struct watch w;
 	nsec_t start = mono_now(), deadline = sp->deadline;
-	int e, status;
+	int fd[3] = { sp->fd[0], sp->fd[1], sp->fd[2] }, e, status;
 
 	memset(o, 0, sizeof(*o));
-	o->matched = -1;
 	memset(&w, 0, sizeof(w));
 	w.spec = sp;
-	e = spawn_command(ss, sp->argv, sp->envp, io, &w.pid);
-	close_handed_over(io);
+	if (sp->streams != NULL)
+		streams_begin(sp->streams, fd);
+	e = spawn_command(ss, sp->argv, sp->envp, fd, sp->own_group, &w.pid);
+	close_handed_over(fd);
 	if (e != 0) {
 		o->kind = OUT_NOEXEC;
 		o->value = e == ENOENT ? EXIT_ENOENT : EXIT_CANNOT_INVOKE;
 		o->error = e;
 		o->duration = mono_now() - start;
+		end_streams(sp->streams, o);
 		return;
 	}
-	w.group = io->own_group ? w.pid : 0;
+	w.group = sp->own_group ? w.pid : 0;
 	w.limit = sp->timeout != 0 ? nsec_add(start, sp->timeout) : 0;
 	if (deadline != 0 && (w.limit == 0 || deadline <= w.limit)) {
 		w.limit = deadline;
 		o->deadline = true;
 	}
-	status = watch_attempt(ss, &w, io->pump);
+	status = watch_attempt(ss, &w, sp->streams);
 	o->duration = mono_now() - start;
+	end_streams(sp->streams, o);
 	/* A signal that came as the command ended still counts. */
 	signals_take_pending(ss);
 	pass_on(ss, 0);

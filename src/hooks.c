@@ -22,19 +22,18 @@
 
 #define HOOK_ENV	64
 
+/* The hook's stdin and stdout; its stderr is retry's. */
 static void
-hook_io(struct attempt_io *io)
+hook_fds(int fd[3])
 {
-	memset(io, 0, sizeof(*io));
-	io->err = -1;
-	io->own_group = true;
-	if ((io->in = fd_above_stdio(open("/dev/null",
+	fd[2] = -1;
+	if ((fd[0] = fd_above_stdio(open("/dev/null",
 	    O_RDONLY | O_CLOEXEC))) == -1)
 		err(EXIT_CANCELED, "/dev/null");
 	/* With stderr closed, the hook's output has nowhere to go. */
-	if ((io->out = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC,
+	if ((fd[1] = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC,
 	    STDERR_FILENO + 1)) == -1 && (errno != EBADF ||
-	    (io->out = fd_above_stdio(open("/dev/null",
+	    (fd[1] = fd_above_stdio(open("/dev/null",
 	    O_WRONLY | O_CLOEXEC))) == -1))
 		err(EXIT_CANCELED, "standard error");
 }
@@ -63,9 +62,8 @@ hook_run(const struct sigstate *ss, const struct hook *h)
 	char sh[] = "/bin/sh", dash_c[] = "-c";
 	char *argv[] = { sh, dash_c, NULL, NULL };
 	char status[HOOK_ENV], next[HOOK_ENV], secs[32], **env;
-	struct attempt_io io;
 	struct attempt_spec spec = { argv, NULL, 0, SIGTERM, h->kill_after,
-	    h->deadline, &io };
+	    h->deadline, { -1, -1, -1 }, true, NULL };
 	struct outcome o;
 
 	if ((argv[2] = strdup(h->cmd)) == NULL)
@@ -80,7 +78,7 @@ hook_run(const struct sigstate *ss, const struct hook *h)
 	env = env_with(h->envp, (char *[]){ status, next }, 2,
 	    h->next_sleep >= 0 ? 2 : 1);
 	spec.envp = env;
-	hook_io(&io);
+	hook_fds(spec.fd);
 	attempt_run(ss, &spec, &o);
 	free(argv[2]);
 	free(env);

@@ -104,6 +104,10 @@ enum match_kind {
 	MATCH_KINDS
 };
 #define OUTPUT_RULES_MAX	16	/* of each kind */
+struct match_rules {
+	const char	*output[MATCH_KINDS][OUTPUT_RULES_MAX];	/* EREs */
+	int		 noutput[MATCH_KINDS];
+};
 
 /*
  * --budget and --breaker: a name, the Redis server that keeps the state
@@ -143,8 +147,7 @@ struct config {
 	const char	*log_file;
 	const char	*json_log;	/* --json-log, or NULL */
 	const char	*preset;	/* the --preset applied, or NULL */
-	const char	*output[MATCH_KINDS][OUTPUT_RULES_MAX];	/* EREs */
-	int		 noutput[MATCH_KINDS];
+	struct match_rules conds;	/* the output conditions */
 	const char	*on_retry;	/* hook commands, or NULL */
 	const char	*on_give_up;
 	nsec_t		 reset_after;	/* 0: never */
@@ -322,46 +325,45 @@ int		 format_outcome(char *, size_t, const struct outcome *);
 int		 format_short(char *, size_t, nsec_t);
 const char	*format_jitter(const struct jitter *, char *, size_t);
 
-/*
- * spool.c: --replay-stdin and --hold-stdout, and every copy between
- * descriptors.  The attempt's wait loop services the spools' descriptors
- * through a struct io_pump, which knows nothing of spools.
- */
-struct io_pump {
-	/* Fills up to max descriptors to wait for; returns how many. */
-	int	(*fds)(void *, struct pollfd *, int);
-	/* Acts on what fds() filled in after the wait: 0 or an errno. */
-	int	(*service)(void *, const struct pollfd *, int);
-	/* Whether the attempt's output is complete. */
-	bool	(*done)(void *);
-	/* Reports what service() failed at and exits: the attempt is gone. */
-	void	(*fail)(void *, int);
-	void	*arg;
-};
-#define ATTEMPT_PUMPS	2
-struct attempt_io {
-	int		 in;	/* the command's stdin, or -1: retry's own */
-	int		 out;	/* the command's stdout, or -1: retry's own */
-	int		 err;	/* the command's stderr, or -1: retry's own */
-	bool		 own_group;	/* a process group of its own: a hook */
-	struct io_pump	 pump[ATTEMPT_PUMPS];	/* fds NULL: unused */
-};
-struct spools;
 struct sigstate;
-struct spools	*spools_open(bool, bool);
-void		 spools_begin(struct spools *, struct attempt_io *, bool);
-int		 spools_held_fd(const struct spools *);
-void		 spools_end(struct spools *);
-int		 spools_flush(const struct sigstate *, const struct spools *,
-		    int);
+/* feed.c: --replay-stdin, every attempt's stdin from one spool. */
+struct feed;
+struct feed	*feed_open(void);
+int		 feed_begin(struct feed *);
+int		 feed_poll_fd(struct feed *, struct pollfd *);
+int		 feed_service(struct feed *, const struct pollfd *);
+void		 feed_end(struct feed *);
 
-/* match.c: the output conditions, matched as the output streams. */
+/* held.c: --hold-stdout, the held file from creation to drain. */
+struct held;
+struct held	*held_open(void);
+void		 held_begin(struct held *);
+ssize_t		 held_take(struct held *, int, size_t);
+ssize_t		 held_write(struct held *, const char *, size_t);
+int		 held_flush(const struct sigstate *, const struct held *, int);
+
+/* match.c: the output conditions, a line matcher for two streams. */
+enum { MATCH_STDOUT, MATCH_STDERR };
 struct matcher;
-struct matcher	*matcher_open(const struct config *, char *, size_t);
+struct matcher	*matcher_open(const struct match_rules *, char *, size_t);
 void		 matcher_free(struct matcher *);
-void		 matcher_begin(struct matcher *, int, struct attempt_io *,
-		    struct io_pump *);
-int		 matcher_end(struct matcher *, const char **);
+void		 matcher_begin(struct matcher *);
+void		 matcher_scan(struct matcher *, int, const char *, size_t);
+void		 matcher_eof(struct matcher *, int);
+int		 matcher_end(const struct matcher *, const char **);
+
+/* streams.c: the command's streams during an attempt. */
+#define STREAMS_FDS	3	/* descriptors to wait for, at most */
+struct streams;
+struct streams	*streams_open(bool, bool, struct matcher *);
+void		 streams_begin(struct streams *, int [3]);
+int		 streams_fds(struct streams *, struct pollfd *);
+int		 streams_service(struct streams *, const struct pollfd *, int);
+bool		 streams_done(const struct streams *);
+_Noreturn void	 streams_fail(const struct streams *, int);
+int		 streams_end(struct streams *, const char **);
+int		 streams_flush(const struct sigstate *, const struct streams *,
+		    int);
 
 /* hooks.c: --on-retry and --on-give-up. */
 struct hook {
@@ -415,7 +417,10 @@ struct attempt_spec {
 	int		 signal;	/* sent when it runs out of time */
 	nsec_t		 kill_after;	/* then SIGKILL; NSEC_INF: never */
 	nsec_t		 deadline;	/* absolute; 0: none */
-	struct attempt_io *io;		/* its descriptors and streams */
+	int		 fd[3];		/* its stdin, stdout, stderr; -1:
+					   retry's own; closed once given */
+	bool		 own_group;	/* a process group of its own: a hook */
+	struct streams	*streams;	/* or NULL; they give fd[] */
 };
 void		 attempt_init(bool);
 void		 attempt_run(const struct sigstate *,
@@ -427,7 +432,7 @@ int		 attempt_clear_leftovers(const struct sigstate *, int, nsec_t,
 
 /* spawn.c: starting the command, and telling a failed exec apart. */
 int		 spawn_command(const struct sigstate *, char **, char **,
-		    const struct attempt_io *, pid_t *);
+		    const int [3], bool, pid_t *);
 bool		 spawn_first_part_runs(const char *);
 
 /* leftovers.c: the processes an attempt left behind, per platform. */
@@ -478,6 +483,11 @@ char		**env_with(char **, char *const *, size_t, size_t);
 int		 fd_above_stdio(int);
 int		 fd_tty_nonblock(int fd);
 int		 fd_pipe(int [2]);
+int		 fd_tmpfile(void);
+void		 fd_grow_pipe(int);
+bool		 fd_file_full(void);
+ssize_t		 fd_send_file(int, off_t *, int, size_t);
+ssize_t		 fd_take_stream(int, int, off_t, size_t);
 void		 fd_write_all(int, const char *, size_t);
 
 /*

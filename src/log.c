@@ -381,7 +381,7 @@ status_fit(struct strbuf *line, const struct strbuf *status, size_t room)
 }
 
 /*
- * Redraws the status line: the proc_sleep() tick on a terminal.  The line
+ * Redraws the status line: the attempt_sleep() tick on a terminal.  The line
  * must not wrap, or it could not be redrawn in place, and the time left
  * is what matters: on a narrow terminal the status gives way first.  A
  * terminal made narrower since the last tick may have wrapped the line

@@ -129,11 +129,11 @@ add_output_rule(struct config *cfg, struct pass *p, enum match_kind k,
     const char *re)
 {
 	if (!p->seen[k])
-		cfg->noutput[k] = 0;
+		cfg->conds.noutput[k] = 0;
 	p->seen[k] = true;
-	if (cfg->noutput[k] == OUTPUT_RULES_MAX)
+	if (cfg->conds.noutput[k] == OUTPUT_RULES_MAX)
 		return "too many, the limit is 16";
-	cfg->output[k][cfg->noutput[k]++] = re;
+	cfg->conds.output[k][cfg->conds.noutput[k]++] = re;
 	return NULL;
 }
 

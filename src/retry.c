@@ -132,8 +132,7 @@ struct run {
 	struct sigstate	 sigs;
 	struct log	 log;
 	struct backoff	 backoff;
-	struct spools	*spools;	/* -I and -O, or NULL */
-	struct matcher	*matcher;	/* output conditions, or NULL */
+	struct streams	*streams;	/* -I, -O, output conditions; or NULL */
 	long long	 step;		/* retries since the schedule began */
 	char		**envp;
 	char		 env_attempt[STATUS_BUF];
@@ -235,7 +234,7 @@ release_output(struct run *r, long long k, bool final)
 
 	if (!r->cfg->hold_stdout)
 		return;
-	rc = spools_flush(&r->sigs, r->spools, final ? STDOUT_FILENO :
+	rc = streams_flush(&r->sigs, r->streams, final ? STDOUT_FILENO :
 	    STDERR_FILENO);
 	if (rc > 0)
 		stopped(r, k, rc);
@@ -353,27 +352,17 @@ static void
 run_attempt(struct run *r, long long k, const struct outcome *prev,
     struct outcome *o)
 {
-	struct attempt_io io;
 	struct attempt_spec spec = { r->cfg->argv, r->envp, r->cfg->timeout,
-	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline, &io };
+	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline,
+	    { -1, -1, -1 }, false, r->streams };
 	int error;
 
 	set_attempt_env(r, k, prev);
 	if (r->cfg->http_file != NULL &&
 	    (error = http_reset(r->cfg->http_file)) != 0)
 		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
-	spools_begin(r->spools, &io, r->matcher == NULL);
-	io.err = -1;
-	io.own_group = false;
-	io.pump[1] = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
-	if (r->matcher != NULL)
-		matcher_begin(r->matcher, spools_held_fd(r->spools), &io,
-		    &io.pump[1]);
 	log_attempt_start(&r->log, k);
 	attempt_run(&r->sigs, &spec, o);
-	spools_end(r->spools);
-	if (r->matcher != NULL)
-		o->matched = matcher_end(r->matcher, &o->matched_text);
 	if (o->kind == OUT_NOEXEC)
 		cannot_run(r, o);
 	read_head(r, k, o);
@@ -537,7 +526,6 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
-	r->matcher = matcher;
 	log_open(&r->log, cfg);
 	signals_init(&r->sigs);
 	attempt_init(cfg->foreground);
@@ -551,7 +539,8 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	set_attempt_env(r, 1, NULL);
 	r->envp = env_with(environ, (char *[]){ r->env_attempt, max_env,
 	    r->env_prev, r->env_prev_http }, 4, 4);
-	r->spools = spools_open(cfg->replay_stdin, cfg->hold_stdout);
+	r->streams = streams_open(cfg->replay_stdin, cfg->hold_stdout,
+	    matcher);
 	guards_open(&r->guards, cfg, &r->sigs);
 	snprintf(r->exhausted, sizeof(r->exhausted),
 	    "retry budget '%s' exhausted", cfg->budget.name);
@@ -620,7 +609,7 @@ main(int argc, char *argv[])
 	}
 	if (envc > 0 && (cfg.env_options = envopts_show(envc, envv)) == NULL)
 		err(EXIT_CANCELED, "RETRY_OPTIONS");
-	if ((matcher = matcher_open(&cfg, msg, sizeof(msg))) == NULL &&
+	if ((matcher = matcher_open(&cfg.conds, msg, sizeof(msg))) == NULL &&
 	    *msg != '\0')
 		usage_error(msg);
 	if (cfg.dry_run) {
