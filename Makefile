@@ -57,7 +57,7 @@ HIREDIS_CFLAGS = `$(HIREDIS_A) && echo -DHAVE_HIREDIS \
 		 $$(pkg-config --cflags hiredis)`
 HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
 
-SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
+SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/backoff.c src/log.c \
 	  src/outcomes.c src/format.c src/attempt.c src/spawn.c \
 	  src/leftovers.c src/streams.c src/feed.c src/held.c \
 	  src/match.c src/hooks.c src/env.c src/signals.c src/fd.c src/clock.c \

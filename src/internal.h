@@ -200,11 +200,15 @@ int		 envopts_split(const char *, char *, int *, char ***, char *,
 		    size_t);
 char		*envopts_show(int, char **);
 
+/* help.c: the usage line and --help. */
+int		 help_print(FILE *);
+
 /* dryrun.c: --dry-run, the schedule as a table on stdout; returns 0. */
 int		 dry_run(const struct config *);
 
 /* preset.c: the schedules of known systems, for --preset. */
-const char	*preset_apply(const char *, struct config *);
+const char	*preset_apply(const char *, struct schedule *, long long *,
+		    nsec_t *, nsec_t *);
 int		 preset_list(FILE *);
 
 /* parse.c: every conversion from a string; NULL or a reason. */
@@ -280,17 +284,41 @@ struct log {
 	struct strbuf	 plain;		/* the line it leaves behind */
 	int		 drawn;		/* columns of the status line shown */
 	bool		 http;		/* --http: events carry the status */
-	const char	*retry_after;	/* the next sleep's, or NULL */
-	nsec_t		 server;	/* its delay, or -1 */
 	bool		 until_failure;	/* the sleeps follow successes */
 };
-void		 log_open(struct log *, const struct config *);
-void		 log_start(struct log *, const struct config *, nsec_t);
+/* What log_open() needs of the command line. */
+struct log_options {
+	enum log_format	 format;
+	int		 verbosity;	/* -1 quiet, 0 default, 1 verbose */
+	const char	*log_file;	/* or NULL: stderr */
+	const char	*json_log;	/* or NULL */
+	long long	 attempts;	/* 0: unlimited */
+	bool		 http;		/* --http: events carry the status */
+	bool		 until_failure;	/* the sleeps follow successes */
+};
+/* The run as log_start() shows it. */
+struct log_run {
+	char		**argv;		/* the command */
+	long long	 attempts;	/* 0: unlimited */
+	const struct schedule *sched;
+	nsec_t		 timeout;	/* 0: none */
+	nsec_t		 max_time;	/* 0: none */
+	const char	*env_options;	/* RETRY_OPTIONS' words, or NULL */
+};
+void		 log_open(struct log *, const struct log_options *);
+void		 log_start(struct log *, const struct log_run *, nsec_t);
 void		 log_attempt_start(struct log *, long long);
 void		 log_attempt_end(struct log *, long long, const struct outcome *);
-void		 log_server_delay(struct log *, const char *, nsec_t);
+/* A sleep before the next attempt, as log_retrying() reports it. */
+struct log_sleep {
+	nsec_t		 sleep;		/* the whole sleep */
+	nsec_t		 window;	/* the backoff window it was drawn from */
+	const struct jitter *jitter;	/* how it was drawn */
+	nsec_t		 server;	/* --http: the server's delay in it; -1 */
+	const char	*retry_after;	/* the value that asked for it, or NULL */
+};
 void		 log_retrying(struct log *, long long, const struct outcome *,
-		    nsec_t, nsec_t, const struct jitter *);
+		    const struct log_sleep *);
 void		 log_all_succeeded(struct log *, long long, const char *,
 		    nsec_t);
 bool		 log_counts_down(const struct log *);
@@ -304,7 +332,7 @@ void		 log_stopped(struct log *, long long, bool, int, int, nsec_t);
 void		 log_breaker_open(struct log *, const char *, nsec_t);
 
 /* jsonlog.c: the JSON log's events, for log.c. */
-void		 jsonlog_start(const struct jsonlog *, const struct config *);
+void		 jsonlog_start(const struct jsonlog *, const struct log_run *);
 void		 jsonlog_attempt_start(const struct jsonlog *, long long);
 void		 jsonlog_attempt_end(const struct jsonlog *, long long,
 		    const struct outcome *);
@@ -399,7 +427,8 @@ enum http_rule {
 	HTTP_STOP,
 	HTTP_RETRY
 };
-enum http_rule	 http_policy(const struct config *, int);
+enum http_rule	 http_policy(const struct outcome_set *,
+		    const struct outcome_set *, const struct outcome_set *, int);
 enum http_wait {
 	HTTP_WAIT_NONE,
 	HTTP_WAIT,
@@ -517,7 +546,16 @@ struct guards {
 	uint32_t	 probe;		/* this run is the breaker's probe */
 	nsec_t		 lease;		/* how long a probe's claim lasts */
 };
-void		 guards_open(struct guards *, const struct config *,
+/* The run's limits, which bound how long a breaker's probe can last. */
+struct guard_limits {
+	long long	 attempts;	/* 0: unlimited */
+	nsec_t		 timeout;	/* of each attempt, 0: none */
+	nsec_t		 kill_after;	/* NSEC_INF: never */
+	nsec_t		 cap;		/* the longest sleep */
+	nsec_t		 max_time;	/* 0: none */
+};
+void		 guards_open(struct guards *, const struct guard_spec *,
+		    const struct guard_spec *, const struct guard_limits *,
 		    const struct sigstate *);
 bool		 guards_admit(struct guards *, nsec_t *);
 bool		 guards_attempt(struct guards *, bool);

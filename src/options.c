@@ -217,7 +217,7 @@ parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
 		return parse_duration(arg, &cfg->max_time, false);
 	case OPT_PRESET:
 		/* Applied before the other options, by parse_options(). */
-		return preset_apply(arg, NULL);
+		return preset_apply(arg, NULL, NULL, NULL, NULL);
 	case OPT_HTTP:
 		cfg->http_file = arg;
 		return *arg == '\0' ? "empty file name" : NULL;
@@ -528,8 +528,9 @@ parse_options(char **envv, int argc, char **argv, struct config *cfg,
 		preset = find_preset(envc, envv);
 	if ((argv_preset = find_preset(argc, argv)) != NULL)
 		preset = argv_preset;
-	if (preset != NULL)
-		(void)preset_apply(preset, cfg);
+	if (preset != NULL && preset_apply(preset, &cfg->sched,
+	    &cfg->attempts, &cfg->max_time, &cfg->reset_after) == NULL)
+		cfg->preset = preset;
 	if (envc > 1 && envv != NULL && (r = parse_env_words(envc, envv, cfg,
 	    &p, err, len)) != PARSE_OK)
 		return r;

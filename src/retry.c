@@ -57,75 +57,6 @@ extern char **environ;
 
 #define STATUS_BUF	48
 
-static const char usage_text[] =
-"usage: retry [options] [--] command [argument ...]\n"
-"       retry --dry-run [options] [[--] command ...]\n";
-
-static const char help_text[] =
-"Run a command until it succeeds, waiting longer after each failure.\n"
-"\n"
-"Schedule:\n"
-"  -n, --attempts=N          total runs, the first included, or inf          [5]\n"
-"  -b, --base=DURATION       the first backoff window                       [1s]\n"
-"  -f, --factor=X            growth of the window per retry, >= 1            [2]\n"
-"  -c, --cap=DURATION        no sleep exceeds it      [60s, or --base if larger]\n"
-"  -j, --jitter=MODE         none|full|equal|decorrelated|A..B|+DURATION  [full]\n"
-"      --splay=DURATION      random wait before the first attempt            [0]\n"
-"      --seed=N              make every random draw reproducible        [random]\n"
-"      --preset=NAME         a known system's schedule, or list           [none]\n"
-"\n"
-"Policy (LIST: exit codes, ranges such as 1-125, signal names, timeout):\n"
-"  -r, --retry-on=LIST       outcomes that are retried\n"
-"        [1-255 but 126,127; timeout; signals but INT, TERM, HUP, QUIT, PIPE]\n"
-"  -x, --stop-on=LIST        outcomes never retried; wins over -r         [none]\n"
-"      --success-on=LIST     outcomes that count as success                  [0]\n"
-"      --http=FILE           read the HTTP status and Retry-After that the\n"
-"                            command saves in FILE (curl -D FILE)      [none]\n"
-"  LIST items may also be HTTP statuses, http:NNN or http:Nxx; with --http,\n"
-"  408, 429, 500, 502, 503 and 504 are retried, other statuses from 400 not.\n"
-"  A LIST that starts with + adds to the default instead: -r +75.\n"
-"      --success-if-output=ERE  a line matching ERE: success               [none]\n"
-"      --stop-if-output=ERE  a line matching ERE: not retried              [none]\n"
-"      --retry-if-output=ERE a line matching ERE: retried                  [none]\n"
-"      --reset-after=DURATION  a run this long restarts the schedule      [never]\n"
-"      --until-failure       run again after each success, until the first\n"
-"                            failure: for flaky tests\n"
-"\n"
-"Hooks (CMD runs through /bin/sh -c):\n"
-"      --on-retry=CMD        run after a failed attempt, before the sleep  [none]\n"
-"      --on-give-up=CMD      run once when retry gives up                  [none]\n"
-"\n"
-"Time and signals:\n"
-"  -t, --timeout=DURATION    limit for each attempt, 0 for none           [none]\n"
-"  -s, --signal=SIG          sent when an attempt times out               [TERM]\n"
-"  -k, --kill-after=DURATION then SIGKILL after this long, or inf          [10s]\n"
-"  -m, --max-time=DURATION   limit for the whole run, 0 for none          [none]\n"
-"      --foreground          always stay in the caller's process group\n"
-"\n"
-"Pipelines:\n"
-"  -I, --replay-stdin        give every attempt the same standard input\n"
-"  -O, --hold-stdout         pass on only the final attempt's stdout\n"
-"\n"
-"Shared limits (NAME, or redis://[USER@]HOST[:PORT]/NAME for a fleet):\n"
-"      --budget=SPEC         NAME[,tokens=N][,ratio=R]: one retry budget\n"
-"                            for every retry that names it       [none; 100, 0.1]\n"
-"      --breaker=SPEC        NAME[,failures=N][,cooldown=DURATION]: no runs\n"
-"                            for a cooldown after N failed runs     [none; 5, 1m]\n"
-"\n"
-"Output:\n"
-"      --dry-run             print the schedule and run nothing\n"
-"      --log-format=FORMAT   text, json or github                         [text]\n"
-"      --log-file=PATH       write progress messages there              [stderr]\n"
-"      --json-log=PATH       also append the JSON log there               [none]\n"
-"  -q, --quiet               no progress messages, errors only\n"
-"  -v, --verbose             also report each attempt's start and end\n"
-"  -h, --help                show this help and exit\n"
-"  -V, --version             show the version and exit\n"
-"\n"
-"DURATION is a number with an optional unit ns, us, ms, s, m, h or d\n"
-"(seconds by default), or a sum such as 1m30s.  Options in RETRY_OPTIONS\n"
-"are read before the command line, which wins.  See retry(1).\n";
-
 /* Everything one run of the attempt loop needs. */
 struct run {
 	const struct config *cfg;
@@ -200,7 +131,8 @@ decide(const struct config *cfg, const struct outcome *o)
 	if (o->matched != -1)
 		return by_output[o->matched];
 	if (o->http_status != 0 &&
-	    (h = http_policy(cfg, o->http_status)) != HTTP_NEXT)
+	    (h = http_policy(&cfg->success_on, &cfg->stop_on, &cfg->retry_on,
+	    o->http_status)) != HTTP_NEXT)
 		return by_http[h];
 	if (outcome_in(&cfg->success_on, o))
 		return SUCCEED;
@@ -432,11 +364,9 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	if (r->deadline != 0 && mono_now() >= r->deadline)
 		return "--max-time reached";
 	release_output(r, k, false);
-	if (r->cfg->http_file != NULL)
-		log_server_delay(&r->log, server >= 0 ? r->head.retry_after :
-		    NULL, server);
-	log_retrying(&r->log, k, o, sleep, backoff_window(&r->cfg->sched,
-	    step), &r->cfg->sched.jitter);
+	log_retrying(&r->log, k, o, &(struct log_sleep){ sleep,
+	    backoff_window(&r->cfg->sched, step), &r->cfg->sched.jitter, server,
+	    server >= 0 ? r->head.retry_after : NULL });
 	if (r->cfg->on_retry != NULL) {
 		/* The hook is no part of the backoff: the whole sleep follows. */
 		run_hook(r, &(struct hook){ "--on-retry", r->cfg->on_retry,
@@ -526,7 +456,9 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
-	log_open(&r->log, cfg);
+	log_open(&r->log, &(struct log_options){ cfg->log_format,
+	    cfg->verbosity, cfg->log_file, cfg->json_log, cfg->attempts,
+	    cfg->http_file != NULL, cfg->until_failure });
 	signals_init(&r->sigs);
 	attempt_init(cfg->foreground);
 	backoff_init(&r->backoff, &cfg->sched, cfg->seeded, cfg->seed);
@@ -541,7 +473,9 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    r->env_prev, r->env_prev_http }, 4, 4);
 	r->streams = streams_open(cfg->replay_stdin, cfg->hold_stdout,
 	    matcher);
-	guards_open(&r->guards, cfg, &r->sigs);
+	guards_open(&r->guards, &cfg->budget, &cfg->breaker,
+	    &(struct guard_limits){ cfg->attempts, cfg->timeout,
+	    cfg->kill_after, cfg->sched.cap, cfg->max_time }, &r->sigs);
 	snprintf(r->exhausted, sizeof(r->exhausted),
 	    "retry budget '%s' exhausted", cfg->budget.name);
 }
@@ -591,10 +525,7 @@ main(int argc, char *argv[])
 	switch (parse_options(envc > 0 ? envv : NULL, argc, argv, &cfg, msg,
 	    sizeof(msg))) {
 	case PARSE_HELP:
-		fputs(usage_text, stdout);
-		fputs("\n", stdout);
-		fputs(help_text, stdout);
-		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
+		return help_print(stdout) == EOF ? EXIT_CANCELED : 0;
 	case PARSE_VERSION:
 		printf("retry %s\n", RETRY_VERSION);
 		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
@@ -634,6 +565,7 @@ main(int argc, char *argv[])
 	run.t0 = mono_now();
 	if (cfg.max_time != 0)
 		run.deadline = nsec_add(run.t0, cfg.max_time);
-	log_start(&run.log, &cfg, run.t0);
+	log_start(&run.log, &(struct log_run){ cfg.argv, cfg.attempts,
+	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options }, run.t0);
 	retry_loop(&run);
 }
