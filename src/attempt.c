@@ -20,7 +20,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "attempt.h"
+#include "backoff.h"
+#include "clock.h"
+#include "defs.h"
+#include "leftovers.h"
+#include "outcomes.h"
+#include "signals.h"
+#include "spawn.h"
+#include "streams.h"
 
 /* Where no pidfd tells when a leftover ends: look again this often. */
 #define LEFTOVER_POLL		(20 * NSEC_PER_MSEC)
@@ -98,7 +106,7 @@ signal_attempt(const struct sigstate *ss, pid_t pid, int sig, bool cont)
 		if (cont)
 			kill(pid, SIGCONT);
 	}
-	return count + leftovers_signal(ss->self, pid, sig, cont);
+	return count + leftovers_signal(signals_self(ss), pid, sig, cont);
 }
 
 /*
@@ -157,7 +165,7 @@ await_leftovers(const struct sigstate *ss, int sig, nsec_t kill_at)
 			sig = SIGKILL;
 			kill_at = 0;
 		}
-		if (leftovers_watch(&lw, ss->self, sig, sig != 0 &&
+		if (leftovers_watch(&lw, signals_self(ss), sig, sig != 0 &&
 		    sig != SIGKILL && sig != SIGCONT) == 0)
 			break;
 		sig = 0;

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "config.h"
+#include "defs.h"
+#include "dryrun.h"
+#include "format.h"
 
 /* The dry run's columns after "attempt": window, min, max, draw, elapsed. */
 #define DRY_COLS	5

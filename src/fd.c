@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "fd.h"
 
 /* fd itself, or a copy of it above 2; -1 stays -1. */
 int

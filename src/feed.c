@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "fd.h"
+#include "feed.h"
 
 #define PULL_SIZE	(1 << 20)
 

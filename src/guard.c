@@ -22,7 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "budget.h"
+#include "clock.h"
+#include "defs.h"
+#include "escape.h"
+#include "guard.h"
+#include "redisstore.h"
+#include "signals.h"
+#include "statefile.h"
 
 #define NSEC_PER_USEC		1000
 #define PROBE_LEASE_MIN		(60 * NSEC_PER_SEC)

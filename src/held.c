@@ -8,18 +8,19 @@
  * retried).
  */
 #include <sys/stat.h>
-#ifdef __linux__
-#include <fcntl.h>
-#endif
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "fd.h"
+#include "held.h"
+#include "signals.h"
 
 struct held {
 	int	file;		/* the held output */

@@ -6,7 +6,8 @@
  */
 #include <stdio.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "help.h"
 
 static const char usage_text[] =
 "usage: retry [options] [--] command [argument ...]\n"

@@ -18,7 +18,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "attempt.h"
+#include "defs.h"
+#include "env.h"
+#include "fd.h"
+#include "format.h"
+#include "hooks.h"
+#include "outcomes.h"
+#include "signals.h"
 
 #define HOOK_ENV	64
 

@@ -23,7 +23,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "format.h"
+#include "http.h"
+#include "outcomes.h"
 
 #define SEC_PER_DAY	INT64_C(86400)
 #define DELAY_MAX_SEC	(DURATION_MAX / NSEC_PER_SEC)

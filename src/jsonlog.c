@@ -14,7 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "clock.h"
+#include "defs.h"
+#include "escape.h"
+#include "fd.h"
+#include "format.h"
+#include "jsonlog.h"
+#include "outcomes.h"
+#include "signals.h"
 
 #define JSON_DIGITS	9	/* decimals of every number of seconds */
 

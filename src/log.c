@@ -25,7 +25,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "budget.h"
+#include "clock.h"
+#include "defs.h"
+#include "escape.h"
+#include "fd.h"
+#include "format.h"
+#include "jsonlog.h"
+#include "log.h"
+#include "outcomes.h"
+#include "signals.h"
 
 /* A file to append to, above stdio and closed on exec; exits on error. */
 static int

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "match.h"
 
 #define LINE_MAX_MATCH	((size_t)64 * 1024)
 #define BLOCK_SIZE	(4 * LINE_MAX_MATCH)	/* lines matched at once */

@@ -10,10 +10,19 @@
  * the fuzz harnesses can drive it directly.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "config.h"
+#include "defs.h"
+#include "format.h"
+#include "jsonlog.h"
+#include "match.h"
+#include "outcomes.h"
+#include "parse.h"
+#include "preset.h"
 
 #define VALUE_SHOWN	100	/* bytes of a bad value quoted in an error */
 

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "defs.h"
+#include "preset.h"
 
 #define SLOT	INT64_C(51200)		/* 802.3 slot time: 512 bits at 10 Mb/s */
 

@@ -2,13 +2,16 @@
  * retry: run a command until it succeeds, with exponential backoff and
  * jitter, and exit with the status of the final attempt.
  *
- * This file holds main, the usage text, the attempt loop, the decision
- * after each attempt and the final status.  Calls run one
- * way only, from here down to the leaves; no file below calls one above
- * it, and none of them keeps state but the signal flags.  The tree shows
- * who calls whom; "-> x.c" marks a call to a file drawn elsewhere in it:
+ * This file holds main, the attempt loop, the decision after each
+ * attempt and the final status; it alone turns the struct config of the
+ * command line into what each module below needs.  Calls run one way
+ * only, from here down to the leaves; no file below calls one above it,
+ * and none of them keeps state but the signal flags.  The tree shows who
+ * calls whom; "-> x.c" marks a call to a file drawn elsewhere in it:
  *
  *	retry.c		main, the attempt loop, the decision, the status
+ *	 |- help.c	the usage line and --help
+ *	 |- envopts.c	the words of RETRY_OPTIONS
  *	 |- options.c	the command line, into a struct config
  *	 |   |- preset.c	the schedules of --preset (retry.c: list)
  *	 |   |- parse.c	every conversion from a string
@@ -16,33 +19,39 @@
  *	 |- dryrun.c	--dry-run: the schedule as a table; -> backoff.c
  *	 |- log.c	progress messages: text, workflow commands, JSON
  *	 |   `- jsonlog.c	the JSON log's events
- *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
- *	 |- match.c	the output conditions, as the output streams
  *	 |- http.c	--http: the response head; -> outcomes.c
  *	 |- guard.c	--budget and --breaker, on their stores
  *	 |   |- budget.c	the rules of both, their record; -> backoff.c
- *	 |   |- statefile.c	the local store: a locked file
- *	 |   `- redisstore.c	the fleet's store: Redis
- *	 |- hooks.c	--on-retry and --on-give-up; -> proc.c, env.c
+ *	 |   |- statefile.c	the local store: a locked file; -> backoff.c
+ *	 |   `- redisstore.c	the fleet's store: Redis; -> backoff.c
+ *	 |- hooks.c	--on-retry and --on-give-up; -> attempt.c, env.c
  *	 |- env.c	the environment of a command or a hook
- *	 |- proc.c	an attempt: waiting for it, timing it out
- *	 |   |		-> backoff.c (nsec_add, as budget.c)
+ *	 |- attempt.c	one command, start to end: its spec, its wait, its
+ *	 |   |		time limits, its leftovers; -> backoff.c (nsec_add)
  *	 |   |- spawn.c	starting the command (retry.c: ENOENT's cause)
- *	 |   `- leftovers.c	what an attempt left running, per platform
+ *	 |   |- leftovers.c	what an attempt left running, per platform
+ *	 |   `- streams.c	the command's streams: source, matcher, sink
+ *	 |	 |		(retry.c: open them, flush the held output)
+ *	 |	 |- feed.c	-I: every attempt's stdin, spooled
+ *	 |	 |- held.c	-O: the held output, from creation to drain
+ *	 |	 `- match.c	the output conditions (retry.c: compile them)
  *	 `- backoff.c	the schedule, the random source, nsec_add()
  *	format.c	values as text (parse.c, log.c, dryrun.c, ...)
+ *	escape.c	outside text made safe for each sink
  *	signals.c	handlers, masks, names, the one wait for events
- *	fd.c		the descriptors retry opens for itself, above 2
+ *	fd.c		retry's own descriptors, above 2, and the copies
  *	clock.c		the monotonic clock, the boot-time one, the wall clock
  *
- * The last four are leaves that any file above may call; among them
- * format.c calls signals.c (signal names) and signals.c calls clock.c.
- * (Derived from the code: each file's calls to the functions that
- * internal.h declares and another file defines.)  Every
- * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c,
- * signals.c, statefile.c (OFD locks) or clock.c (CLOCK_BOOTTIME), each
- * with a fallback that says what it gives up; redisstore.c is built
- * with hiredis or without it.
+ * The last five are leaves that any file above may call; among them
+ * format.c calls signals.c (signal names), and signals.c calls clock.c
+ * and fd.c.  (Derived from the code: each file's calls to the functions
+ * that another file defines.)  Each module's header, x.h for x.c,
+ * declares what its callers use; defs.h holds what every file shares,
+ * and config.h the struct config.  Every platform-specific #ifdef lives
+ * in leftovers.c, spawn.c, signals.c, fd.c, feed.c, held.c, streams.c,
+ * statefile.c (OFD locks) or clock.c (CLOCK_BOOTTIME), each with a
+ * fallback that says what it gives up; redisstore.c is built with
+ * hiredis or without it.
  */
 #include <err.h>
 #include <errno.h>
@@ -51,7 +60,28 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "attempt.h"
+#include "backoff.h"
+#include "budget.h"
+#include "clock.h"
+#include "config.h"
+#include "defs.h"
+#include "dryrun.h"
+#include "env.h"
+#include "envopts.h"
+#include "escape.h"
+#include "guard.h"
+#include "help.h"
+#include "hooks.h"
+#include "http.h"
+#include "jsonlog.h"
+#include "log.h"
+#include "match.h"
+#include "outcomes.h"
+#include "preset.h"
+#include "signals.h"
+#include "spawn.h"
+#include "streams.h"
 
 extern char **environ;
 
@@ -60,7 +90,7 @@ extern char **environ;
 /* Everything one run of the attempt loop needs. */
 struct run {
 	const struct config *cfg;
-	struct sigstate	 sigs;
+	const struct sigstate *sigs;
 	struct log	 log;
 	struct backoff	 backoff;
 	struct streams	*streams;	/* -I, -O, output conditions; or NULL */
@@ -166,13 +196,13 @@ release_output(struct run *r, long long k, bool final)
 
 	if (!r->cfg->hold_stdout)
 		return;
-	rc = streams_flush(&r->sigs, r->streams, final ? STDOUT_FILENO :
+	rc = streams_flush(r->sigs, r->streams, final ? STDOUT_FILENO :
 	    STDERR_FILENO);
 	if (rc > 0)
 		stopped(r, k, rc);
 	if (rc == 0 || !final)
 		return;
-	if (errno == EPIPE && signals_sigpipe_default(&r->sigs))
+	if (errno == EPIPE && signals_sigpipe_default(r->sigs))
 		die_by_signal(SIGPIPE);
 	err(EXIT_CANCELED, "standard output");
 }
@@ -192,7 +222,7 @@ run_hook(struct run *r, const struct hook *h, long long k)
 {
 	int sig;
 
-	if (h->cmd != NULL && (sig = hook_run(&r->sigs, h)) != 0)
+	if (h->cmd != NULL && (sig = hook_run(r->sigs, h)) != 0)
 		stopped(r, k, sig);
 }
 
@@ -294,7 +324,7 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 	    (error = http_reset(r->cfg->http_file)) != 0)
 		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
 	log_attempt_start(&r->log, k);
-	attempt_run(&r->sigs, &spec, o);
+	attempt_run(r->sigs, &spec, o);
 	if (o->kind == OUT_NOEXEC)
 		cannot_run(r, o);
 	read_head(r, k, o);
@@ -357,7 +387,7 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	now = mono_now();
 	if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 		return "the next sleep would pass --max-time";
-	if ((sig = attempt_clear_leftovers(&r->sigs,
+	if ((sig = attempt_clear_leftovers(r->sigs,
 	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline)) != 0)
 		stopped(r, k, sig);
 	/* Leftovers can take --kill-after to clear: past the deadline? */
@@ -378,7 +408,7 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 		if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 			return "the next sleep would pass --max-time";
 	}
-	sig = attempt_sleep(&r->sigs, nsec_add(now, sleep),
+	sig = attempt_sleep(r->sigs, nsec_add(now, sleep),
 	    log_counts_down(&r->log) ? log_countdown : NULL, &r->log);
 	log_sleep_done(&r->log);
 	if (sig != 0)
@@ -459,7 +489,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	log_open(&r->log, &(struct log_options){ cfg->log_format,
 	    cfg->verbosity, cfg->log_file, cfg->json_log, cfg->attempts,
 	    cfg->http_file != NULL, cfg->until_failure });
-	signals_init(&r->sigs);
+	r->sigs = signals_init();
 	attempt_init(cfg->foreground);
 	backoff_init(&r->backoff, &cfg->sched, cfg->seeded, cfg->seed);
 	if (cfg->attempts == 0)
@@ -475,7 +505,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    matcher);
 	guards_open(&r->guards, &cfg->budget, &cfg->breaker,
 	    &(struct guard_limits){ cfg->attempts, cfg->timeout,
-	    cfg->kill_after, cfg->sched.cap, cfg->max_time }, &r->sigs);
+	    cfg->kill_after, cfg->sched.cap, cfg->max_time }, r->sigs);
 	snprintf(r->exhausted, sizeof(r->exhausted),
 	    "retry budget '%s' exhausted", cfg->budget.name);
 }
@@ -550,7 +580,7 @@ main(int argc, char *argv[])
 	setup_run(&run, &cfg, max_env, matcher);
 	run.t0 = mono_now();
 	/* Without a splay, a sleep of 0: a stop that came already counts. */
-	if ((sig = attempt_sleep(&run.sigs, nsec_add(run.t0,
+	if ((sig = attempt_sleep(run.sigs, nsec_add(run.t0,
 	    cfg.sched.splay > 0 ? backoff_splay(&run.backoff) : 0), NULL,
 	    NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
@@ -560,7 +590,7 @@ main(int argc, char *argv[])
 		exit(EXIT_TEMPFAIL);
 	}
 	/* A stop may have ended the breaker's wait for its store. */
-	if ((sig = attempt_sleep(&run.sigs, mono_now(), NULL, NULL)) != 0)
+	if ((sig = attempt_sleep(run.sigs, mono_now(), NULL, NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
 	run.t0 = mono_now();
 	if (cfg.max_time != 0)

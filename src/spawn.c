@@ -32,7 +32,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "fd.h"
+#include "signals.h"
+#include "spawn.h"
 
 extern char **environ;
 
@@ -82,7 +85,7 @@ child_main(void *arg)
 #ifdef __linux__
 	/* If retry is SIGKILLed, the command must not run on unwatched. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != c->ss->self)
+	if (getppid() != signals_self(c->ss))
 		_exit(EXIT_CANCELED);
 #endif
 	/* A hook's background jobs are no attempt's leftovers. */

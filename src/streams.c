@@ -34,7 +34,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "fd.h"
+#include "feed.h"
+#include "held.h"
+#include "match.h"
+#include "signals.h"
+#include "streams.h"
 
 #ifndef MSG_NOSIGNAL
 /* Where send() lacks it (older macOS): retry ignores SIGPIPE anyway. */
