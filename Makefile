@@ -57,16 +57,20 @@ HIREDIS_CFLAGS = `$(HIREDIS_A) && echo -DHAVE_HIREDIS \
 		 $$(pkg-config --cflags hiredis)`
 HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
 
-SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
-	  src/outcomes.c src/format.c src/spool.c src/proc.c src/spawn.c \
-	  src/leftovers.c \
-	  src/match.c src/hooks.c src/env.c src/signals.c src/fd.c src/clock.c \
-	  src/http.c \
-	  src/guard.c src/budget.c src/statefile.c src/redisstore.c \
-	  src/sha1.c \
-	  src/jsonlog.c src/preset.c src/dryrun.c src/escape.c src/envopts.c
-HDRS	= src/internal.h src/guardcodes.h src/guardspec.h src/redisstore.h \
-	  src/sha1.h src/guard-lua.h
+SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/preset.c \
+	  src/dryrun.c src/envopts.c src/outcomes.c src/backoff.c src/log.c \
+	  src/jsonlog.c src/format.c src/escape.c src/http.c src/hooks.c \
+	  src/attempt.c src/spawn.c src/leftovers.c src/streams.c src/feed.c \
+	  src/held.c src/match.c src/env.c src/signals.c src/fd.c src/clock.c \
+	  src/guard.c src/budget.c src/statefile.c src/redisstore.c src/sha1.c
+HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
+	  src/config.h src/defs.h src/dryrun.h src/env.h src/envopts.h \
+	  src/escape.h src/fd.h src/feed.h src/format.h src/guard.h \
+	  src/held.h src/help.h src/hooks.h src/http.h \
+	  src/jsonlog.h src/leftovers.h src/log.h src/match.h \
+	  src/outcomes.h src/parse.h src/preset.h src/redisstore.h \
+	  src/signals.h src/spawn.h src/statefile.h src/streams.h \
+	  src/guardcodes.h src/sha1.h src/guard-lua.h
 BATS	?= bats
 TESTS	= tests
 # The suites that need no tool beyond bats, perl and procps: CI runs them

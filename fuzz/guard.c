@@ -23,7 +23,7 @@
 #include <stdbool.h>
 
 #include "fuzz.h"
-#include "guardspec.h"
+#include "parse.h"
 
 #define PARAMS	40	/* bytes of parameters before a record's text */
 

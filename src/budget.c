@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "budget.h"
+#include "defs.h"
 #include "guard-lua.h"
 
 #define RECORD_MAGIC	"retry-state 1"

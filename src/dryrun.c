@@ -11,8 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "guardspec.h"
+#include "backoff.h"
+#include "config.h"
+#include "defs.h"
+#include "dryrun.h"
+#include "format.h"
+#include "parse.h"
 
 /* The dry run's columns after "attempt": window, min, max, draw, elapsed. */
 #define DRY_COLS	5
@@ -102,7 +106,7 @@ dry_walk(const struct config *cfg, uint64_t seed, struct dry_table *t)
 static void
 dry_guard(const struct guard_spec *g, const char *what)
 {
-	char url[PATH_MAX_GUARD];
+	char url[GUARD_TARGET_MAX];
 
 	if (g->name[0] == '\0')
 		return;

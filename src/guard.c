@@ -22,10 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "guardspec.h"
+#include "backoff.h"
+#include "budget.h"
+#include "clock.h"
+#include "defs.h"
+#include "escape.h"
+#include "guard.h"
+#include "parse.h"
 #include "redisstore.h"
 #include "sha1.h"
+#include "signals.h"
+#include "statefile.h"
 
 #define NSEC_PER_USEC		1000
 #define PROBE_LEASE_MIN		(60 * NSEC_PER_SEC)
@@ -108,29 +115,33 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
  * longer still, is budget.c's to add.
  */
 static nsec_t
-probe_lease(const struct config *cfg)
+probe_lease(const struct guard_limits *lim)
 {
-	const struct schedule *s = &cfg->sched;
-	nsec_t per, n = cfg->attempts, longest = 0;
+	nsec_t per, n = lim->attempts, longest = 0;
 
-	if (cfg->max_time > 0)
-		longest = cfg->max_time;
-	else if (n > 0 && cfg->timeout > 0 && cfg->kill_after != NSEC_INF) {
-		per = nsec_add(nsec_add(cfg->timeout, cfg->kill_after),
-		    nsec_add(s->cap, s->cap));
+	if (lim->max_time > 0)
+		longest = lim->max_time;
+	else if (n > 0 && lim->timeout > 0 && lim->kill_after != NSEC_INF) {
+		per = nsec_add(nsec_add(lim->timeout, lim->kill_after),
+		    nsec_add(lim->cap, lim->cap));
 		longest = per > DURATION_MAX / n ? DURATION_MAX : per * n;
 	}
 	return longest > PROBE_LEASE_MIN ? longest : PROBE_LEASE_MIN;
 }
 
+/*
+ * --budget and --breaker as the specs budget and breaker give them, for
+ * a run within the limits lim; a stop signal of ss ends a wait.
+ */
 void
-guards_open(struct guards *gs, const struct config *cfg,
+guards_open(struct guards *gs, const struct guard_spec *budget,
+    const struct guard_spec *breaker, const struct guard_limits *lim,
     const struct sigstate *ss)
 {
 	memset(gs, 0, sizeof(*gs));
-	guard_open(&gs->budget, &cfg->budget, "retry budget", ss);
-	guard_open(&gs->breaker, &cfg->breaker, "circuit breaker", ss);
-	gs->lease = probe_lease(cfg);
+	guard_open(&gs->budget, budget, "retry budget", ss);
+	guard_open(&gs->breaker, breaker, "circuit breaker", ss);
+	gs->lease = probe_lease(lim);
 }
 
 /* --- the local file -------------------------------------------------- */

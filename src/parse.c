@@ -18,8 +18,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
-#include "guardspec.h"
+#include "backoff.h"
+#include "budget.h"
+#include "defs.h"
+#include "format.h"
+#include "jsonlog.h"
+#include "parse.h"
+#include "signals.h"
 
 #define MAX_FRACTION_DIGITS 24
 

@@ -28,8 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "clock.h"
+#include "defs.h"
+#include "fd.h"
 #include "redisstore.h"
+#include "signals.h"
 
 #ifdef HAVE_HIREDIS
 #include <sys/socket.h>

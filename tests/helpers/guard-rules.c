@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "budget.h"
+#include "defs.h"
 #include "sha1.h"
 
 #define FIELDS	6	/* of a record: tokens state failures until ... */
