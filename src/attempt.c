@@ -275,8 +275,10 @@ classify(const struct watch *w, int status, struct outcome *o)
 /*
  * Waits for the command, servicing its streams st (or NULL), until it is
  * reaped and its output is complete; returns its wait status.  The limit
- * bounds both: once it passed and no KILL is to follow, the output is
- * taken as it is; once a stop signal came and the command is reaped,
+ * bounds both: once it passed and no KILL is to follow, or nothing of the
+ * attempt is left alive to write more (a stalled reader of the output
+ * would otherwise hold retry until the KILL), the output is taken as it
+ * is; once a stop signal came and the command is reaped,
  * what is ready is passed on and a stalled reader is not waited for.
  * Streams that fail kill the attempt first, then report.
  */
@@ -295,7 +297,8 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
 			w->pid = 0;	/* reaped: never signalled again */
 		watch_step(ss, w);
 		if (w->pid == 0 && (failed != 0 || st == NULL ||
-		    streams_done(st) || (w->expired && w->kill_at == 0)))
+		    streams_done(st) || (w->expired && (w->kill_at == 0 ||
+		    signal_attempt(ss, 0, 0, false) == 0))))
 			break;
 		/* After a stop, what is ready is passed on; nothing waits. */
 		stopping = w->pid == 0 && signals_stop() != 0;

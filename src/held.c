@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "defs.h"
 #include "fd.h"
 #include "held.h"
@@ -74,22 +75,93 @@ held_write(struct held *h, const char *buf, size_t n)
 }
 
 /*
- * Copies size bytes of the file in to out.  Where out is a pipe, the copy
- * does not block and retry waits for room in ppoll(), so that a reader
- * that stops reading cannot keep retry from a stop signal.  One that came
- * before the copy began ended the attempt whose output this is: only a
- * further one interrupts.  Returns 0, -1 with errno, or the signal to die
- * by.
+ * The deadline (0: none) passed: true, with errno ETIMEDOUT.  It bounds
+ * waiting for a reader, never a write that needs no wait.
+ */
+static bool
+past(nsec_t deadline)
+{
+	if (deadline == 0 || mono_now() < deadline)
+		return false;
+	errno = ETIMEDOUT;
+	return true;
+}
+
+/*
+ * Copies size bytes of the file in to tty, retry's own non-blocking open
+ * of the terminal on out: a terminal that is not read (Ctrl-S, a stalled
+ * ssh) holds retry until a further stop signal or the deadline, never in
+ * a write(2) that cannot end.  Returns as copy_out() does.
  */
 static int
-copy_out(const struct sigstate *ss, int in, off_t size, int out)
+copy_to_tty(const struct sigstate *ss, int in, off_t size, int tty,
+    nsec_t deadline)
+{
+	struct pollfd pfd = { .fd = tty, .events = POLLOUT };
+	char buf[PIPE_BUF];
+	long seen = signals_stops();
+	bool stopping = signals_stop() != 0;
+	off_t off = 0;
+	size_t at = 0, have = 0;
+	ssize_t n;
+
+	while (off < size || at < have) {
+		if (signals_stops() != seen)
+			return signals_stop();
+		if (at == have) {
+			n = pread(in, buf, size - off < (off_t)sizeof(buf) ?
+			    (size_t)(size - off) : sizeof(buf), off);
+			if (n == 0)
+				return 0;	/* the file shrank */
+			if (n == -1 && errno != EINTR)
+				return -1;
+			if (n > 0) {
+				off += n;
+				have = (size_t)n;
+				at = 0;
+			}
+			continue;
+		}
+		n = write(tty, buf + at, have - at);
+		if (n > 0)
+			at += (size_t)n;
+		else if (n == -1 && errno == EAGAIN && !stopping) {
+			if (past(deadline))
+				return -1;
+			signals_wait(ss, &pfd, 1, deadline);
+		} else if (n == -1 && errno != EINTR)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Copies size bytes of the file in to out.  Where out is a pipe, the copy
+ * does not block and retry waits for room in ppoll(), so that a reader
+ * that stops reading cannot keep retry from a stop signal; a terminal
+ * gets the same through copy_to_tty().  A stop signal that came before
+ * the copy began ended the attempt whose output this is: what the reader
+ * takes at once is passed on, and a reader with no room is not waited
+ * for (-1, EAGAIN); a further stop signal interrupts the copy, and so
+ * does the deadline (0: none).  Returns 0, -1 with errno (ETIMEDOUT: the
+ * deadline), or the signal to die by.
+ */
+static int
+copy_out(const struct sigstate *ss, int in, off_t size, int out,
+    nsec_t deadline)
 {
 	struct pollfd pfd = { .fd = out, .events = POLLOUT };
 	long seen = signals_stops();
 	off_t off = 0;
 	ssize_t n;
-	bool is_pipe = true;
+	int tty, rc;
+	bool is_pipe = true, stopping = signals_stop() != 0;
 
+	if ((tty = fd_tty_nonblock(out)) != -1) {
+		rc = copy_to_tty(ss, in, size, tty, deadline);
+		close(tty);
+		return rc;
+	}
 	while (off < size) {
 		if (signals_stops() != seen)
 			return signals_stop();
@@ -97,8 +169,10 @@ copy_out(const struct sigstate *ss, int in, off_t size, int out)
 		if (is_pipe) {
 			n = splice(in, &off, out, NULL, (size_t)(size - off),
 			    SPLICE_F_NONBLOCK);
-			if (n == -1 && errno == EAGAIN) {
-				signals_wait(ss, &pfd, 1, 0);
+			if (n == -1 && errno == EAGAIN && !stopping) {
+				if (past(deadline))
+					return -1;
+				signals_wait(ss, &pfd, 1, deadline);
 				continue;
 			}
 			if (n == -1 && errno == EINVAL) {
@@ -110,8 +184,15 @@ copy_out(const struct sigstate *ss, int in, off_t size, int out)
 #else
 		/* Room for PIPE_BUF bytes, which then cannot block. */
 		(void)is_pipe;
-		if (signals_wait(ss, &pfd, 1, 0) <= 0)
-			continue;
+		if (signals_wait(ss, &pfd, 1, stopping ? mono_now() :
+		    deadline) <= 0) {
+			if (past(deadline))
+				return -1;
+			if (!stopping)
+				continue;
+			errno = EAGAIN;
+			return -1;
+		}
 		n = fd_send_file(in, &off, out, size - off < PIPE_BUF ?
 		    (size_t)(size - off) : PIPE_BUF);
 #endif
@@ -124,15 +205,17 @@ copy_out(const struct sigstate *ss, int in, off_t size, int out)
 }
 
 /*
- * Copies the held output to out: 0, -1 with errno if out failed, or the
- * stop signal that interrupted the copy.
+ * Copies the held output to out by the deadline (0: none): 0, -1 with
+ * errno if out failed (ETIMEDOUT: the deadline passed first), or the stop
+ * signal that interrupted the copy.
  */
 int
-held_flush(const struct sigstate *ss, const struct held *h, int out)
+held_flush(const struct sigstate *ss, const struct held *h, int out,
+    nsec_t deadline)
 {
 	struct stat st;
 
 	if (fstat(h->file, &st) == -1)
 		err(EXIT_CANCELED, "--hold-stdout");
-	return copy_out(ss, h->file, st.st_size, out);
+	return copy_out(ss, h->file, st.st_size, out, deadline);
 }

@@ -18,6 +18,6 @@ void		 held_begin(struct held *h);
 ssize_t		 held_take(struct held *h, int in, size_t len);
 ssize_t		 held_write(struct held *h, const char *buf, size_t n);
 int		 held_flush(const struct sigstate *ss, const struct held *h,
-		    int out);
+		    int out, nsec_t deadline);
 
 #endif /* HELD_H */

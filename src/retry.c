@@ -191,7 +191,8 @@ static _Noreturn void stopped(struct run *, long long, int);
 /*
  * Sends the held output of attempt k on: to stdout when it is the final
  * one, else to stderr.  A reader of stdout that went away ends retry as
- * it would have ended the command, by SIGPIPE.
+ * it would have ended the command, by SIGPIPE.  --max-time bounds the
+ * copy: what is not written by then is lost, and retry says so (125).
  */
 static void
 release_output(struct run *r, long long k, bool final)
@@ -201,13 +202,17 @@ release_output(struct run *r, long long k, bool final)
 	if (!r->cfg->hold_stdout)
 		return;
 	rc = streams_flush(r->sigs, r->streams, final ? STDOUT_FILENO :
-	    STDERR_FILENO);
+	    STDERR_FILENO, r->deadline);
 	if (rc > 0)
 		stopped(r, k, rc);
-	if (rc == 0 || !final)
+	/* EAGAIN: a stop came, and a stalled reader is not waited for. */
+	if (rc == 0 || !final || errno == EAGAIN)
 		return;
 	if (errno == EPIPE && signals_sigpipe_default(r->sigs))
 		die_by_signal(SIGPIPE);
+	if (errno == ETIMEDOUT)
+		errx(EXIT_CANCELED, "standard output: not written within "
+		    "--max-time");
 	err(EXIT_CANCELED, "standard output");
 }
 

@@ -437,13 +437,15 @@ streams_end(struct streams *st, const char **text)
 }
 
 /*
- * Copies the held output to out: 0, -1 with errno if out failed, or the
- * stop signal that interrupted the copy.  Without -O, 0.
+ * Copies the held output to out by the deadline (0: none): 0, -1 with
+ * errno if out failed (ETIMEDOUT: the deadline passed first), or the stop
+ * signal that interrupted the copy.  Without -O, 0.
  */
 int
-streams_flush(const struct sigstate *ss, const struct streams *st, int out)
+streams_flush(const struct sigstate *ss, const struct streams *st, int out,
+    nsec_t deadline)
 {
 	if (st == NULL || st->held == NULL)
 		return 0;
-	return held_flush(ss, st->held, out);
+	return held_flush(ss, st->held, out, deadline);
 }

@@ -25,6 +25,6 @@ bool		 streams_done(const struct streams *st);
 _Noreturn void	 streams_fail(const struct streams *st, int error);
 int		 streams_end(struct streams *st, const char **text);
 int		 streams_flush(const struct sigstate *ss,
-		    const struct streams *st, int out);
+		    const struct streams *st, int out, nsec_t deadline);
 
 #endif /* STREAMS_H */

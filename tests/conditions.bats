@@ -473,6 +473,86 @@ FILL_TTY=(sh -c 'head -c 65537 /dev/zero; echo > "$0"; exec sleep 30')
 	[ "$(untimed "$(cat "$WORK/err")")" = "retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]
 }
 
+@test "-t does not wait for --kill-after when nothing of the attempt is left to write to a stalled terminal" {
+	local pid rc=0 bg
+	require_tool python3
+	# The command dies of the TERM at once: a -k of 30 s has nothing to
+	# wait for, and the full terminal must not make retry wait for it.
+	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -t 200ms \
+	    -k 30s --retry-if-output=x -- "${FILL_TTY[@]}" "$WORK/done" \
+	    2> "$WORK/err" 3>&- &
+	bg=$!
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	wait_gone "$pid" 5 || rc=$?
+	[ "$rc" -eq 0 ] || kill -KILL "$pid"
+	wait "$bg"
+	[ "$rc" -eq 0 ]
+	[ -s "$WORK/done" ]
+	[ "$(cat "$WORK/ws")" = "exit 124" ]
+	[ "$(untimed "$(cat "$WORK/err")")" = "retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]
+}
+
+# HOLD_TTY FILE: more output than the full terminal takes, then the
+# command's pid in FILE, and it exits 0.
+HOLD_TTY=(sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"')
+
+@test "-O: --max-time ends the copy of the held output to a terminal that is not read" {
+	local pid rc=0 bg
+	require_tool python3
+	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -O -m 500ms \
+	    -- "${HOLD_TTY[@]}" "$WORK/done" 2> "$WORK/err" 3>&- &
+	bg=$!
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	wait_gone "$pid" 5 || rc=$?
+	[ "$rc" -eq 0 ] || kill -KILL "$pid"
+	wait "$bg"
+	[ "$rc" -eq 0 ]
+	[ -s "$WORK/done" ]
+	[ "$(cat "$WORK/ws")" = "exit 125" ]
+	[ "$(cat "$WORK/err")" = "retry: standard output: not written within --max-time" ]
+}
+
+@test "-O: TERM ends the copy of the held output to a terminal that is not read" {
+	local pid rc=0 bg
+	require_tool python3
+	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -O -- \
+	    "${HOLD_TTY[@]}" "$WORK/done" 2> "$WORK/err" 3>&- &
+	bg=$!
+	wait_for_file "$WORK/done"
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	# The command is gone: retry is copying its output to the terminal.
+	wait_gone "$(cat "$WORK/done")" 5
+	kill -TERM "$pid"
+	wait_gone "$pid" 5 || rc=$?
+	[ "$rc" -eq 0 ] || kill -KILL "$pid"
+	wait "$bg"
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	[ "$(untimed "$(cat "$WORK/err")")" = "retry: stopped by TERM after attempt 1/1 in Ts" ]
+}
+
+@test "-O: after TERM during the attempt, a terminal that is not read is not waited for" {
+	local pid rc=0 bg
+	require_tool python3
+	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -O -- \
+	    sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"; exec sleep 30' \
+	    "$WORK/done" 2> "$WORK/err" 3>&- &
+	bg=$!
+	wait_for_file "$WORK/done"
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	kill -TERM "$pid"
+	wait_gone "$pid" 5 || rc=$?
+	[ "$rc" -eq 0 ] || kill -KILL "$pid"
+	wait "$bg"
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	[ "$(untimed "$(cat "$WORK/err")")" = "retry: stopped by TERM during attempt 1/1 after Ts" ]
+}
+
 @test "TERM ends retry while the terminal stalls the output" {
 	local pid rc=0 bg
 	require_tool python3
