@@ -11,7 +11,8 @@
  * to --json-log's file besides.  The log is told what to print, times
  * included, and computes nothing of the run itself; values become text
  * through format.c.  Errors do not pass through here: they always go to
- * stderr with err(3).
+ * stderr with err(3), which on a terminal log_open() makes a stream as
+ * bounded as the messages.
  */
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -91,16 +92,61 @@ is_regular(int fd)
 	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+#ifdef __GLIBC__
+static ssize_t
+bounded_write(void *cookie, const char *buf, size_t len)
+{
+	fd_write_all(*(const int *)cookie, buf, len);
+	return (ssize_t)len;
+}
+#endif
+
+/*
+ * err(3) and warn(3) write to stdio's stderr, which blocks on a terminal
+ * that nobody reads (Ctrl-S, a stalled ssh), with retry's signals
+ * blocked: an error would hang it for good.  Where the C library lets
+ * stderr be replaced (glibc), it becomes a stream whose writes go to tty,
+ * bounded by fd_write_all().  Elsewhere errors are written as the C
+ * library writes them.
+ */
+static void
+bound_errors(int tty)
+{
+#ifdef __GLIBC__
+	cookie_io_functions_t io = { .write = bounded_write };
+	int *fd;
+	FILE *f;
+
+	/* Kept for as long as stderr is: never freed. */
+	if ((fd = malloc(sizeof(*fd))) == NULL)
+		return;
+	*fd = tty;
+	if ((f = fopencookie(fd, "w", io)) == NULL) {
+		free(fd);
+		return;
+	}
+	setvbuf(f, NULL, _IOLBF, BUFSIZ);
+	fflush(stderr);
+	stderr = f;
+#else
+	(void)tty;
+#endif
+}
+
 /*
  * Messages to a terminal go to a non-blocking open of it, whose writes
  * fd_write_all() bounds: a terminal nobody reads must not stop retry.
+ * Errors go there too.
  */
 static int
 stderr_for_messages(void)
 {
 	int fd = fd_tty_nonblock(STDERR_FILENO);
 
-	return fd != -1 ? fd : STDERR_FILENO;
+	if (fd == -1)
+		return STDERR_FILENO;
+	bound_errors(fd);
+	return fd;
 }
 
 /* Sets up the messages as the command line lo asks for them. */

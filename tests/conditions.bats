@@ -514,6 +514,25 @@ HOLD_TTY=(sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"')
 	[ "$(cat "$WORK/err")" = "retry: standard output: not written within --max-time" ]
 }
 
+@test "-O: an error to a terminal that is not read does not hang retry either" {
+	local pid rc=0 bg
+	require_tool python3
+	# stdout and stderr on the same full terminal: the held output is not
+	# written within -m, and neither, for a while, is the error that says
+	# so; retry still exits.
+	stalled_tty_stderr -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -O \
+	    -m 500ms -- "${HOLD_TTY[@]}" "$WORK/done" 3>&- &
+	bg=$!
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	wait_gone "$pid" 5 || rc=$?
+	[ "$rc" -eq 0 ] || kill -KILL "$pid"
+	wait "$bg"
+	[ "$rc" -eq 0 ]
+	[ -s "$WORK/done" ]
+	[ "$(cat "$WORK/ws")" = "exit 125" ]
+}
+
 @test "-O: TERM ends the copy of the held output to a terminal that is not read" {
 	local pid rc=0 bg
 	require_tool python3
