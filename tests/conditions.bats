@@ -451,161 +451,117 @@ os.dup2(s, 2)
 os.execvp(sys.argv[1], sys.argv[1:])' "$WSTATUS" "$@"
 }
 
+# stalled_start HELPER ARG...: retry ARG... under HELPER (stalled_tty or
+# stalled_tty_stderr), in the background, its stderr in $WORK/err; sets
+# BG, and PID, retry's pid, once it runs.
+stalled_start() {
+	local helper=$1
+	shift
+	require_tool python3
+	"$helper" -p "$WORK/pid" "$WORK/ws" "$RETRY" "$@" 2>"$WORK/err" \
+	    3>&- &
+	BG=$!
+	wait_for_file "$WORK/pid"
+	PID=$(cat "$WORK/pid")
+}
+
+# stalled_end: retry must be gone within 5 s, and is killed if not; its
+# wait status is then in $WORK/ws.
+stalled_end() {
+	local rc=0
+	wait_gone "$PID" 5 || rc=$?
+	[ "$rc" -eq 0 ] || kill -KILL "$PID"
+	wait "$BG"
+	return "$rc"
+}
+
 # 64 KiB + 1 fit the pipe (64 KiB) only once retry has read from it:
 # $WORK/done then says that retry holds output for the full terminal.
 FILL_TTY=(sh -c 'head -c 65537 /dev/zero; echo > "$0"; exec sleep 30')
 
+# HOLD_TTY FILE: more output than the full terminal takes, then the
+# command's pid in FILE, and it exits 0.
+HOLD_TTY=(sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"')
+
 @test "-t is enforced while the terminal stalls the output" {
-	local pid rc=0 bg
-	require_tool python3
-	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -t 200ms \
-	    -k 100ms --retry-if-output=x -- "${FILL_TTY[@]}" "$WORK/done" \
-	    2> "$WORK/err" 3>&- &
-	bg=$!
-	wait_for_file "$WORK/pid"
-	pid=$(cat "$WORK/pid")
-	wait_gone "$pid" 5 || rc=$?
-	[ "$rc" -eq 0 ] || kill -KILL "$pid"
-	wait "$bg"
-	[ "$rc" -eq 0 ]
+	stalled_start stalled_tty -n 1 -t 200ms -k 100ms --retry-if-output=x \
+	    -- "${FILL_TTY[@]}" "$WORK/done"
+	stalled_end
 	[ -s "$WORK/done" ]
 	[ "$(cat "$WORK/ws")" = "exit 124" ]
 	[ "$(untimed "$(cat "$WORK/err")")" = "retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]
 }
 
 @test "-t does not wait for --kill-after when nothing of the attempt is left to write to a stalled terminal" {
-	local pid rc=0 bg
-	require_tool python3
 	# The command dies of the TERM at once: a -k of 30 s has nothing to
 	# wait for, and the full terminal must not make retry wait for it.
-	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -t 200ms \
-	    -k 30s --retry-if-output=x -- "${FILL_TTY[@]}" "$WORK/done" \
-	    2> "$WORK/err" 3>&- &
-	bg=$!
-	wait_for_file "$WORK/pid"
-	pid=$(cat "$WORK/pid")
-	wait_gone "$pid" 5 || rc=$?
-	[ "$rc" -eq 0 ] || kill -KILL "$pid"
-	wait "$bg"
-	[ "$rc" -eq 0 ]
+	stalled_start stalled_tty -n 1 -t 200ms -k 30s --retry-if-output=x \
+	    -- "${FILL_TTY[@]}" "$WORK/done"
+	stalled_end
 	[ -s "$WORK/done" ]
 	[ "$(cat "$WORK/ws")" = "exit 124" ]
 	[ "$(untimed "$(cat "$WORK/err")")" = "retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]
 }
 
-# HOLD_TTY FILE: more output than the full terminal takes, then the
-# command's pid in FILE, and it exits 0.
-HOLD_TTY=(sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"')
-
 @test "-O: --max-time ends the copy of the held output to a terminal that is not read" {
-	local pid rc=0 bg
-	require_tool python3
-	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -O -m 500ms \
-	    -- "${HOLD_TTY[@]}" "$WORK/done" 2> "$WORK/err" 3>&- &
-	bg=$!
-	wait_for_file "$WORK/pid"
-	pid=$(cat "$WORK/pid")
-	wait_gone "$pid" 5 || rc=$?
-	[ "$rc" -eq 0 ] || kill -KILL "$pid"
-	wait "$bg"
-	[ "$rc" -eq 0 ]
+	stalled_start stalled_tty -n 1 -O -m 500ms -- "${HOLD_TTY[@]}" \
+	    "$WORK/done"
+	stalled_end
 	[ -s "$WORK/done" ]
 	[ "$(cat "$WORK/ws")" = "exit 125" ]
 	[ "$(cat "$WORK/err")" = "retry: standard output: not written within --max-time" ]
 }
 
 @test "-O: an error to a terminal that is not read does not hang retry either" {
-	local pid rc=0 bg
-	require_tool python3
 	# stdout and stderr on the same full terminal: the held output is not
 	# written within -m, and neither, for a while, is the error that says
 	# so; retry still exits.
-	stalled_tty_stderr -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -O \
-	    -m 500ms -- "${HOLD_TTY[@]}" "$WORK/done" 3>&- &
-	bg=$!
-	wait_for_file "$WORK/pid"
-	pid=$(cat "$WORK/pid")
-	wait_gone "$pid" 5 || rc=$?
-	[ "$rc" -eq 0 ] || kill -KILL "$pid"
-	wait "$bg"
-	[ "$rc" -eq 0 ]
+	stalled_start stalled_tty_stderr -n 1 -O -m 500ms -- \
+	    "${HOLD_TTY[@]}" "$WORK/done"
+	stalled_end
 	[ -s "$WORK/done" ]
 	[ "$(cat "$WORK/ws")" = "exit 125" ]
 }
 
 @test "-O: TERM ends the copy of the held output to a terminal that is not read" {
-	local pid rc=0 bg
-	require_tool python3
-	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -O -- \
-	    "${HOLD_TTY[@]}" "$WORK/done" 2> "$WORK/err" 3>&- &
-	bg=$!
+	stalled_start stalled_tty -n 1 -O -- "${HOLD_TTY[@]}" "$WORK/done"
 	wait_for_file "$WORK/done"
-	wait_for_file "$WORK/pid"
-	pid=$(cat "$WORK/pid")
 	# The command is gone: retry is copying its output to the terminal.
 	wait_gone "$(cat "$WORK/done")" 5
-	kill -TERM "$pid"
-	wait_gone "$pid" 5 || rc=$?
-	[ "$rc" -eq 0 ] || kill -KILL "$pid"
-	wait "$bg"
-	[ "$rc" -eq 0 ]
+	kill -TERM "$PID"
+	stalled_end
 	[ "$(cat "$WORK/ws")" = "signal 15" ]
 	[ "$(untimed "$(cat "$WORK/err")")" = "retry: stopped by TERM after attempt 1/1 in Ts" ]
 }
 
 @test "-O: after TERM during the attempt, a terminal that is not read is not waited for" {
-	local pid rc=0 bg
-	require_tool python3
-	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -O -- \
-	    sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"; exec sleep 30' \
-	    "$WORK/done" 2> "$WORK/err" 3>&- &
-	bg=$!
+	stalled_start stalled_tty -n 1 -O -- sh -c \
+	    'head -c 100000 /dev/zero; echo $$ > "$0"; exec sleep 30' \
+	    "$WORK/done"
 	wait_for_file "$WORK/done"
-	wait_for_file "$WORK/pid"
-	pid=$(cat "$WORK/pid")
-	kill -TERM "$pid"
-	wait_gone "$pid" 5 || rc=$?
-	[ "$rc" -eq 0 ] || kill -KILL "$pid"
-	wait "$bg"
-	[ "$rc" -eq 0 ]
+	kill -TERM "$PID"
+	stalled_end
 	[ "$(cat "$WORK/ws")" = "signal 15" ]
 	[ "$(untimed "$(cat "$WORK/err")")" = "retry: stopped by TERM during attempt 1/1 after Ts" ]
 }
 
 @test "TERM ends retry while the terminal stalls the output" {
-	local pid rc=0 bg
-	require_tool python3
-	stalled_tty -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 5 \
-	    --retry-if-output=x -- "${FILL_TTY[@]}" "$WORK/done" \
-	    2> "$WORK/err" 3>&- &
-	bg=$!
+	stalled_start stalled_tty -n 5 --retry-if-output=x -- \
+	    "${FILL_TTY[@]}" "$WORK/done"
 	wait_for_file "$WORK/done"
-	wait_for_file "$WORK/pid"
-	pid=$(cat "$WORK/pid")
-	kill -TERM "$pid"
-	wait_gone "$pid" 5 || rc=$?
-	[ "$rc" -eq 0 ] || kill -KILL "$pid"
-	wait "$bg"
-	[ "$rc" -eq 0 ]
+	kill -TERM "$PID"
+	stalled_end
 	[ "$(cat "$WORK/ws")" = "signal 15" ]
 	[[ $(untimed "$(cat "$WORK/err")") =~ ^'retry: stopped by TERM '('during attempt 1/5 after'|'after attempt 1/5 in')' Ts'$ ]]
 }
 
 @test "TERM ends retry while its own messages meet a stalled terminal" {
-	local pid rc=0 bg
-	require_tool python3
 	# retry's message "stopped by TERM" finds the terminal full: it is
 	# given up after a bounded wait, and retry still dies by TERM.
-	stalled_tty_stderr -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 5 -- \
-	    sh -c 'echo > "$0"; exec sleep 30' "$WORK/started" 3>&- &
-	bg=$!
+	stalled_start stalled_tty_stderr -n 5 -- \
+	    sh -c 'echo > "$0"; exec sleep 30' "$WORK/started"
 	wait_for_file "$WORK/started"
-	wait_for_file "$WORK/pid"
-	pid=$(cat "$WORK/pid")
-	kill -TERM "$pid"
-	wait_gone "$pid" 5 || rc=$?
-	[ "$rc" -eq 0 ] || kill -KILL "$pid"
-	wait "$bg"
-	[ "$rc" -eq 0 ]
+	kill -TERM "$PID"
+	stalled_end
 	[ "$(cat "$WORK/ws")" = "signal 15" ]
 }
