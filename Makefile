@@ -63,8 +63,9 @@ SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
 	  src/match.c src/hooks.c src/env.c src/signals.c src/fd.c src/clock.c \
 	  src/http.c \
 	  src/guard.c src/budget.c src/statefile.c src/redisstore.c \
-	  src/jsonlog.c src/preset.c src/dryrun.c src/escape.c src/envopts.c
-HDRS	= src/internal.h
+	  src/jsonlog.c src/preset.c src/dryrun.c src/escape.c src/envopts.c \
+	  src/ere.c
+HDRS	= src/internal.h src/ere.h
 BATS	?= bats
 TESTS	= tests
 # The suites that need no tool beyond bats, perl and procps: CI runs them
