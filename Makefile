@@ -94,6 +94,11 @@ tests/helpers/zombie-leader: tests/helpers/zombie-leader.c
 	    -pthread -o tests/helpers/zombie-leader \
 	    tests/helpers/zombie-leader.c $(LDFLAGS)
 
+# The table of cases of the ERE matcher (tests/ere.bats).
+tests/helpers/ere-test: tests/helpers/ere-test.c src/ere.c src/ere.h
+	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -Isrc -o tests/helpers/ere-test \
+	    tests/helpers/ere-test.c src/ere.c $(LDFLAGS)
+
 # The set-up commands: they install what is missing, then build.
 demo:
 	@sh build-aux/deps.sh build
@@ -102,7 +107,8 @@ demo:
 
 check:
 	@sh build-aux/deps.sh check
-	@$(MAKE) retry tests/helpers/wstatus tests/helpers/zombie-leader
+	@$(MAKE) retry tests/helpers/wstatus tests/helpers/zombie-leader \
+	    tests/helpers/ere-test
 	$(BATS) --jobs 2 $(TESTS)
 
 # The core suites alone, with nothing installed: for other builds.
@@ -127,7 +133,8 @@ uninstall:
 	    $(DESTDIR)$(FISHCOMPDIR)/retry.fish
 
 clean:
-	rm -f retry tests/helpers/wstatus tests/helpers/zombie-leader
+	rm -f retry tests/helpers/wstatus tests/helpers/zombie-leader \
+	    tests/helpers/ere-test
 	rm -rf build fuzz/out
 
 .PHONY: all demo check check-core install uninstall clean
