@@ -71,6 +71,10 @@ struct ere {
 	int		 npool;
 	int		 hash[HASH_SIZE];
 	unsigned char	*seen;
+	/* The bytes a match can start with, when that is all it needs. */
+	int		 nfirst;	/* 0: no skipping */
+	int		 first1;	/* the byte, when there is one */
+	unsigned char	 first[256];
 };
 
 /* ---- parsing ----------------------------------------------------------- */
@@ -853,6 +857,52 @@ alloc_work(struct ere *re)
 	    re->seen != NULL && re->st != NULL && re->pool != NULL;
 }
 
+/*
+ * The bytes that can start a match, for the search to skip to: only where
+ * no assertion comes before the first byte and no match is empty, so that
+ * what the skipped bytes were cannot matter.
+ */
+static void
+find_first(struct ere *re)
+{
+	const struct inst *in;
+	int sp = 0, pc, c;
+
+	re->nfirst = 0;
+	memset(re->first, 0, sizeof(re->first));
+	re->stack[sp++] = 0;
+	while (sp > 0) {
+		pc = re->stack[--sp];
+		if (re->seen[pc])
+			continue;
+		re->seen[pc] = 1;
+		in = &re->prog[pc];
+		if (in->op == I_ASSERT || in->op == I_MATCH) {
+			re->nfirst = -1;
+		} else if (in->op == I_SET) {
+			for (c = 0; c < 256; c++)
+				if (set_has(re->sets[in->x], c))
+					re->first[c] = 1;
+		} else {
+			if (in->op == I_SPLIT)
+				re->stack[sp++] = in->y;
+			re->stack[sp++] = in->x;
+		}
+	}
+	memset(re->seen, 0, (size_t)re->nprog);
+	if (re->nfirst == -1) {
+		re->nfirst = 0;
+		return;
+	}
+	for (c = 0; c < 256; c++)
+		if (re->first[c]) {
+			re->nfirst++;
+			re->first1 = c;
+		}
+	if (re->nfirst == 256)
+		re->nfirst = 0;
+}
+
 struct ere *
 ere_compile(const char *pattern, const char **why)
 {
@@ -889,6 +939,7 @@ ere_compile(const char *pattern, const char **why)
 		*why = E_SPACE;
 		return NULL;
 	}
+	find_first(re);
 	return re;
 }
 
@@ -1081,7 +1132,25 @@ dfa_step(struct ere *re, int i, int c)
 	return t;
 }
 
-/* Runs the DFA: whether a line matches, and where (*at) it was seen. */
+/* Where a match could start, from i on: len if nowhere. */
+static size_t
+skip(const struct ere *re, const unsigned char *p, size_t i, size_t len)
+{
+	const unsigned char *q;
+
+	if (re->nfirst == 1) {
+		q = memchr(p + i, re->first1, len - i);
+		return q != NULL ? (size_t)(q - p) : len;
+	}
+	while (i < len && !re->first[p[i]])
+		i++;
+	return i;
+}
+
+/*
+ * Runs the DFA: whether a line matches, and where (*at) it was seen.  In
+ * a state with no thread alive, it skips to a byte that can start one.
+ */
 static bool
 dfa_search(struct ere *re, const unsigned char *p, size_t len, size_t *at)
 {
@@ -1091,8 +1160,12 @@ dfa_search(struct ere *re, const unsigned char *p, size_t len, size_t *at)
 
 	s = dfa_state(re, re->stack, 0, C_LINE, &flushed);
 	for (i = 0; i <= len; i++) {
-		int c = i < len ? p[i] : '\n';
+		int c;
 
+		if (re->nfirst > 0 && re->st[s].npcs == 0 &&
+		    (i = skip(re, p, i, len)) == len)
+			return false;	/* and no match is empty */
+		c = i < len ? p[i] : '\n';
 		if ((t = re->st[s].trans[c]) == T_UNKNOWN)
 			t = dfa_step(re, s, c);
 		if (t == T_MATCH) {
