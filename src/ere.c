@@ -530,6 +530,12 @@ parse_bracket(struct parser *ps)
 
 static int	parse_reg(struct parser *);
 
+/*
+ * The grammar recurses as deep as groups nest, at most NEST_MAX, and code
+ * generation as deep as the tree, at most ERE_MAX_PROG nodes.
+ */
+/* NOLINTBEGIN(misc-no-recursion) */
+
 /* A number of an interval, as glibc's fetch_number(): -1 none, -2 bad. */
 static int
 fetch_number(struct parser *ps, struct token *t)
@@ -837,6 +843,8 @@ gen(struct ere *re, const struct node *nodes, int i)
 	}
 }
 
+/* NOLINTEND(misc-no-recursion) */
+
 static bool
 alloc_work(struct ere *re)
 {
@@ -1050,11 +1058,11 @@ dfa_flush(struct ere *re)
 static unsigned
 dfa_hash(const int *pcs, int n, int ctx)
 {
-	unsigned h = 2166136261u ^ (unsigned)ctx;
+	unsigned h = 2166136261U ^ (unsigned)ctx;
 	int i;
 
 	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned)pcs[i]) * 16777619u;
+		h = (h ^ (unsigned)pcs[i]) * 16777619U;
 	return h;
 }
 
