@@ -29,6 +29,9 @@
 #define DFA_POOL	32768	/* program counters of all cached states */
 #define HASH_SIZE	512	/* twice DFA_STATES, a power of 2 */
 
+/* Any one state fits in the pool once the cache is emptied. */
+_Static_assert(DFA_POOL > ERE_MAX_PROG + 1, "DFA_POOL too small");
+
 #define T_UNKNOWN	(-1)	/* a transition not yet computed */
 #define T_MATCH		(-2)	/* the line matches */
 
