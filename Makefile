@@ -57,15 +57,21 @@ HIREDIS_CFLAGS = `$(HIREDIS_A) && echo -DHAVE_HIREDIS \
 		 $$(pkg-config --cflags hiredis)`
 HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
 
-SRCS	= src/retry.c src/options.c src/parse.c src/backoff.c src/log.c \
-	  src/outcomes.c src/format.c src/spool.c src/proc.c src/spawn.c \
-	  src/leftovers.c \
-	  src/match.c src/hooks.c src/env.c src/signals.c src/fd.c src/clock.c \
-	  src/http.c \
-	  src/guard.c src/budget.c src/statefile.c src/redisstore.c \
-	  src/jsonlog.c src/preset.c src/dryrun.c src/escape.c src/envopts.c \
+SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/preset.c \
+	  src/dryrun.c src/envopts.c src/outcomes.c src/backoff.c src/log.c \
+	  src/jsonlog.c src/format.c src/escape.c src/http.c src/hooks.c \
+	  src/attempt.c src/spawn.c src/leftovers.c src/streams.c src/feed.c \
+	  src/held.c src/match.c src/env.c src/signals.c src/fd.c src/clock.c \
+	  src/guard.c src/budget.c src/statefile.c src/redisstore.c src/sha1.c \
 	  src/ere.c
-HDRS	= src/internal.h src/ere.h
+HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
+	  src/config.h src/defs.h src/dryrun.h src/env.h src/envopts.h \
+	  src/escape.h src/fd.h src/feed.h src/format.h src/guard.h \
+	  src/held.h src/help.h src/hooks.h src/http.h \
+	  src/jsonlog.h src/leftovers.h src/log.h src/match.h \
+	  src/outcomes.h src/parse.h src/preset.h src/redisstore.h \
+	  src/signals.h src/spawn.h src/statefile.h src/streams.h \
+	  src/guardcodes.h src/sha1.h src/guard-lua.h src/ere.h
 BATS	?= bats
 TESTS	= tests
 # The suites that need no tool beyond bats, perl and procps: CI runs them
@@ -84,6 +90,22 @@ retry: $(SRCS) $(HDRS)
 	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) \
 	    $(OPTIMIZE) $(CFLAGS) -o retry $(SRCS) $(LDFLAGS) $(BSD_LIBS) \
 	    $(HIREDIS_LIBS)
+
+# The fleet's Lua script, as a C string that src/budget.c embeds.
+src/guard-lua.h: src/guard.lua build-aux/embed-lua.sh
+	sh build-aux/embed-lua.sh GUARD_LUA_TEXT src/guard.lua >$@.tmp
+	mv $@.tmp $@
+
+# The table-driven tests of the budget's and the breaker's rules, on
+# budget.c's pure functions (tests/rules.bats), and the script they
+# give Redis (tests/fleet.bats).
+RULES_SRCS = tests/helpers/guard-rules.c src/budget.c src/backoff.c \
+	     src/sha1.c
+tests/helpers/guard-rules: $(RULES_SRCS) $(HDRS)
+	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
+	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(OPTIMIZE) $(CFLAGS) \
+	    -Isrc -o tests/helpers/guard-rules $(RULES_SRCS) $(LDFLAGS) \
+	    $(BSD_LIBS) -lm
 
 tests/helpers/wstatus: tests/helpers/wstatus.c
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \
@@ -108,7 +130,7 @@ demo:
 check:
 	@sh build-aux/deps.sh check
 	@$(MAKE) retry tests/helpers/wstatus tests/helpers/zombie-leader \
-	    tests/helpers/ere-test
+	    tests/helpers/guard-rules tests/helpers/ere-test
 	$(BATS) --jobs 2 $(TESTS)
 
 # The core suites alone, with nothing installed: for other builds.
@@ -134,7 +156,7 @@ uninstall:
 
 clean:
 	rm -f retry tests/helpers/wstatus tests/helpers/zombie-leader \
-	    tests/helpers/ere-test
+	    tests/helpers/guard-rules src/guard-lua.h tests/helpers/ere-test
 	rm -rf build fuzz/out
 
 .PHONY: all demo check check-core install uninstall clean

@@ -41,85 +41,14 @@ die() {
 	exit 1
 }
 
-# mirror: the URI of Debian's main archive for $suite in apt's sources,
-# deb822 (*.sources) first, then the one-line format (sources.list).
-mirror() {
-	local f uri
-	if [[ -n ${FRESH_MIRROR:-} ]]; then
-		echo "$FRESH_MIRROR"
-		return
-	fi
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[[ -r $f ]] || continue
-		uri=$(awk -v suite="$suite" '
-			function flush() {
-				if (deb && has && uri != "" && !off && !found) {
-					print uri
-					found = 1
-				}
-				deb = has = off = 0
-				uri = ""
-			}
-			/^[ \t]*#/ { next }
-			/^[ \t]*$/ { flush(); next }
-			tolower($1) == "types:" {
-				for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1
-			}
-			tolower($1) == "suites:" {
-				for (i = 2; i <= NF; i++) if ($i == suite) has = 1
-			}
-			tolower($1) == "uris:" { uri = $2 }
-			tolower($1) == "enabled:" && tolower($2) == "no" { off = 1 }
-			END { flush() }' "$f")
-		[[ -n $uri ]] && { echo "$uri"; return; }
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[[ -r $f ]] || continue
-		uri=$(awk -v suite="$suite" '
-			$1 != "deb" { next }
-			{
-				i = 2
-				if ($i ~ /^\[/) while (i <= NF && $i !~ /\]$/) i++
-				if ($i ~ /^\[/ || $i ~ /\]$/) i++
-				if ($(i + 1) == suite) { print $i; exit }
-			}' "$f")
-		[[ -n $uri ]] && { echo "$uri"; return; }
-	done
-	return 1
-}
-
-# mounts_under DIR: the mount points at or below DIR, deepest first.
-mounts_under() {
-	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' \
-	    /proc/self/mountinfo | sort -r
-}
-
-# Ends every process whose root is the chroot, by pid, then unmounts
-# what is mounted there.  Fails if anything stays mounted.
-release() {
-	local p pids mp
-	for _ in 1 2 3; do
-		pids=""
-		for p in /proc/[0-9]*; do
-			[[ $(readlink "$p/root" 2>/dev/null) == "$root" ]] &&
-			    pids+=" ${p#/proc/}"
-		done
-		[[ -z $pids ]] && break
-		# shellcheck disable=SC2086 # pids are words
-		kill -KILL $pids 2>/dev/null || true
-		sleep 0.5
-	done
-	for mp in $(mounts_under "$root"); do
-		umount "$mp" 2>/dev/null || umount -l "$mp" ||
-		    say "cannot unmount $mp"
-	done
-	[[ -z $(mounts_under "$root") ]]
-}
+# mirror(), mounts_under(), root_prepare() and release(): chroot.sh.
+# shellcheck source=build-aux/chroot.sh
+. build-aux/chroot.sh
 
 # Removes the root, which must have nothing mounted in it.
 remove_root() {
 	[[ -e $root ]] || return 0
-	release || die "$root still has mounts: not removed"
+	release "$root" || die "$root still has mounts: not removed"
 	rm -rf --one-file-system "$root"
 }
 
@@ -127,7 +56,7 @@ cleanup() {
 	local status=$?
 	trap - EXIT HUP INT TERM
 	if [[ ${FRESH_KEEP:-0} == 1 ]]; then
-		release || say "$root still has mounts"
+		release "$root" || say "$root still has mounts"
 		say "kept $root"
 	else
 		remove_root || status=1
@@ -140,7 +69,7 @@ command -v debootstrap >/dev/null ||
     die "debootstrap is missing: apt-get install debootstrap" \
 	"(build-aux/packages-fresh.txt)"
 [[ $root != *[[:space:]]* ]] || die "the path has blanks: $root"
-uri=$(mirror) ||
+uri=$(mirror "$suite") ||
     die "no Debian $suite mirror in apt's sources: set FRESH_MIRROR=URI"
 head=$(git rev-parse --verify HEAD) || die "not a git checkout"
 [[ -z $(git status --porcelain --untracked-files=no) ]] ||
@@ -167,32 +96,11 @@ say "cloning HEAD ($head)"
 git clone -q --no-hardlinks --no-checkout "$top" "$root/root/retry"
 git -C "$root/root/retry" checkout -q --detach "$head"
 
-# Name resolution for apt-get, and no service started by a package.
-cp -L /etc/resolv.conf "$root/etc/resolv.conf"
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod 755 "$root/usr/sbin/policy-rc.d"
-
 # The root is a mount point of its own, as / is: unshare --mount-proc
 # (tests/process.bats) makes / private, which fails on a plain directory.
 mount --bind "$root" "$root"
-mount -t proc proc "$root/proc"
+root_prepare "$root"
 mount -t sysfs sysfs "$root/sys"
-mount -t tmpfs -o mode=755,size=16m,nosuid tmpfs "$root/dev"
-mknod -m 666 "$root/dev/null" c 1 3
-mknod -m 666 "$root/dev/zero" c 1 5
-mknod -m 666 "$root/dev/full" c 1 7
-mknod -m 666 "$root/dev/random" c 1 8
-mknod -m 666 "$root/dev/urandom" c 1 9
-mknod -m 666 "$root/dev/tty" c 5 0
-mkdir -m 755 "$root/dev/pts"
-mkdir -m 1777 "$root/dev/shm"
-mount -t devpts -o newinstance,ptmxmode=0666,mode=620,gid=5 devpts \
-    "$root/dev/pts"
-ln -s pts/ptmx "$root/dev/ptmx"
-ln -s /proc/self/fd "$root/dev/fd"
-ln -s /proc/self/fd/0 "$root/dev/stdin"
-ln -s /proc/self/fd/1 "$root/dev/stdout"
-ln -s /proc/self/fd/2 "$root/dev/stderr"
 
 # First `make` alone, which must install nothing: without libbsd it
 # stops with its one-line hint.

@@ -36,33 +36,10 @@ die() {
 	exit 1
 }
 
-# mirror() and mounts_under() are check-fresh.sh's: one way to find the
-# mirror and the mounts.
-eval "$(sed -n '/^mirror() {$/,/^}$/p; /^mounts_under() {$/,/^}$/p' \
-    build-aux/check-fresh.sh)"
-declare -F mirror mounts_under >/dev/null ||
-    die "cannot read mirror() from build-aux/check-fresh.sh"
-
-# release ROOT: ends what runs in ROOT, by pid, and unmounts it.
-release() {
-	local root=$1 p pids mp
-	for _ in 1 2 3; do
-		pids=""
-		for p in /proc/[0-9]*; do
-			[[ $(readlink "$p/root" 2>/dev/null) == "$root" ]] &&
-			    pids+=" ${p#/proc/}"
-		done
-		[[ -z $pids ]] && break
-		# shellcheck disable=SC2086 # pids are words
-		kill -KILL $pids 2>/dev/null || true
-		sleep 0.5
-	done
-	for mp in $(mounts_under "$root"); do
-		umount "$mp" 2>/dev/null || umount -l "$mp" ||
-		    say "cannot unmount $mp"
-	done
-	[[ -z $(mounts_under "$root") ]]
-}
+# mirror(), mounts_under(), root_prepare() and release(): chroot.sh,
+# which check-fresh.sh shares.
+# shellcheck source=build-aux/chroot.sh
+. build-aux/chroot.sh
 
 cleanup() {
 	local status=$? root
@@ -81,7 +58,7 @@ cleanup() {
 # newroot NAME VARIANT [INCLUDE]: a fresh Debian root at $work/NAME, with
 # /proc and a /dev of its own, as check-fresh.sh makes it.
 newroot() {
-	local root=$work/$1 n
+	local root=$work/$1
 	[[ ! -e $root ]] || { release "$root" && rm -rf --one-file-system "$root"; }
 	roots+=("$root")
 	say "debootstrap $suite ($2) into $root"
@@ -90,27 +67,7 @@ newroot() {
 		tail -n 30 "$work/$1.log" >&2
 		die "debootstrap failed (the whole log: $work/$1.log)"
 	fi
-	cp -L /etc/resolv.conf "$root/etc/resolv.conf"
-	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-	chmod 755 "$root/usr/sbin/policy-rc.d"
-	mount -t proc proc "$root/proc"
-	mount -t tmpfs -o mode=755,size=16m,nosuid tmpfs "$root/dev"
-	mknod -m 666 "$root/dev/null" c 1 3
-	mknod -m 666 "$root/dev/zero" c 1 5
-	mknod -m 666 "$root/dev/full" c 1 7
-	mknod -m 666 "$root/dev/random" c 1 8
-	mknod -m 666 "$root/dev/urandom" c 1 9
-	mknod -m 666 "$root/dev/tty" c 5 0
-	# A private devpts: spool.bats runs -I on a terminal (script(1)).
-	mkdir -m 1777 "$root/dev/shm"
-	mkdir -m 755 "$root/dev/pts"
-	mount -t devpts -o newinstance,ptmxmode=0666,mode=620,gid=5 devpts \
-	    "$root/dev/pts"
-	ln -s pts/ptmx "$root/dev/ptmx"
-	for n in fd:/proc/self/fd stdin:/proc/self/fd/0 \
-	    stdout:/proc/self/fd/1 stderr:/proc/self/fd/2; do
-		ln -s "${n#*:}" "$root/dev/${n%%:*}"
-	done
+	root_prepare "$root"
 }
 
 # inroot NAME SCRIPT: runs SCRIPT with sh -e as root in the root NAME.
@@ -126,7 +83,7 @@ for tool in debootstrap lintian; do
 	command -v "$tool" >/dev/null ||
 	    die "$tool is missing (build-aux/packages-deb.txt)"
 done
-uri=$(mirror) ||
+uri=$(mirror "$suite") ||
     die "no Debian $suite mirror in apt's sources: set FRESH_MIRROR=URI"
 head=$(git rev-parse --verify HEAD) || die "not a git checkout"
 start=$SECONDS

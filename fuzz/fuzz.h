@@ -12,7 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "budget.h"
+#include "config.h"
+#include "defs.h"
+#include "format.h"
+#include "http.h"
+#include "jsonlog.h"
+#include "outcomes.h"
+#include "parse.h"
+#include "signals.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -6,7 +6,9 @@
  * Properties of a SPEC: parse_budget() and parse_breaker() are
  * deterministic; what they accept has a NAME of 1 to 64 allowed
  * characters that does not start with '.', parameters within their
- * documented ranges, and a port from 1 to 65535 when a host is given.
+ * documented ranges, and a port from 1 to 65535 when a host is given
+ * (0 for a Unix socket's path); guard_target() writes the store as a URL
+ * that parses back to the same server, database, user and NAME.
  *
  * Properties of a record: record_parse() accepts only what
  * record_format() writes, byte for byte; every rule, applied to a record
@@ -21,6 +23,7 @@
 #include <stdbool.h>
 
 #include "fuzz.h"
+#include "parse.h"
 
 #define PARAMS	40	/* bytes of parameters before a record's text */
 
@@ -33,13 +36,33 @@ check_spec(const struct guard_spec *g, bool breaker)
 	for (i = 0; i < n; i++)
 		CHECK(isalnum((unsigned char)g->name[i]) ||
 		    strchr("._-", g->name[i]) != NULL);
-	CHECK(g->host[0] == '\0' || (g->port >= 1 && g->port <= 65535));
+	/* A socket's path, absolute, or a host and its port. */
+	CHECK(g->host[0] == '\0' || (g->host[0] == '/' ? g->port == 0 :
+	    g->port >= 1 && g->port <= 65535));
+	CHECK(g->db >= 0);
 	if (breaker)
 		CHECK(g->failures >= 1 && g->failures <= 1000000 &&
 		    g->cooldown >= 1 && g->cooldown <= DURATION_MAX);
 	else
 		CHECK(g->tokens >= 1 && g->tokens <= 1000000 &&
 		    g->ratio >= 1 && g->ratio <= INT64_C(1000000000));
+}
+
+/* guard_target() writes a URL that parses back to the same store. */
+static void
+check_target(const struct guard_spec *g, bool breaker)
+{
+	char url[PATH_MAX_GUARD];
+	struct guard_spec back;
+
+	if (g->host[0] == '\0')
+		return;
+	CHECK(guard_target(url, sizeof(url), g) < (int)sizeof(url));
+	CHECK((breaker ? parse_breaker(url, &back) :
+	    parse_budget(url, &back)) == NULL);
+	CHECK(strcmp(back.host, g->host) == 0 && back.port == g->port &&
+	    strcmp(back.user, g->user) == 0 && back.db == g->db &&
+	    strcmp(back.name, g->name) == 0);
 }
 
 static void
@@ -60,6 +83,7 @@ fuzz_spec(const uint8_t *data, size_t size)
 		if (why == NULL) {
 			CHECK(memcmp(&a, &b, sizeof(a)) == 0);
 			check_spec(&a, breaker);
+			check_target(&a, breaker);
 		}
 	}
 	free(s);

@@ -12,7 +12,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "defs.h"
 
 nsec_t
 nsec_add(nsec_t a, nsec_t b)

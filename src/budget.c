@@ -1,7 +1,8 @@
 /*
  * budget.c: the two rules that bound how hard retry leans on a failing
  * dependency, as pure functions on the record that a store keeps (see
- * guard.c), with that record as text and the same rules in Lua for Redis.
+ * guard.c), with that record as text, and the same rules in Lua for
+ * Redis (guard.lua, embedded here at build time).
  *
  * The retry budget is gRPC's retry throttling (gRFC A6): a bucket of at
  * most --budget's tokens, full at first; a failed attempt takes one token,
@@ -26,9 +27,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "budget.h"
+#include "defs.h"
+#include "guard-lua.h"
 
-#define MILLI		1000	/* thousandths in a token */
 #define RECORD_MAGIC	"retry-state 1"
 
 static const char *const state_names[] = {
@@ -279,12 +282,12 @@ breaker_open(struct guard_record *r, nsec_t now, nsec_t cooldown)
 }
 
 /*
- * How a run ended, at now.  probe is the run's id if it was the probe,
- * else 0; only the probe that holds the claim decides what its end
- * means.  A run that started before the breaker opened counts for
- * nothing, nor does a run that a signal stopped.
+ * How a run ended, at now; true if it counted.  probe is the run's id if
+ * it was the probe, else 0; only the probe that holds the claim decides
+ * what its end means.  A run that started before the breaker opened
+ * counts for nothing, nor does a run that a signal stopped.
  */
-void
+bool
 breaker_report(struct guard_record *r, const struct guard_spec *g,
     nsec_t now, uint32_t probe, enum run_end end, unsigned permille)
 {
@@ -292,7 +295,7 @@ breaker_report(struct guard_record *r, const struct guard_spec *g,
 
 	if (probe != 0) {
 		if (r->state != BREAKER_PROBING || r->probe != probe)
-			return;
+			return false;
 		r->probe = 0;
 		if (end == RUN_SUCCEEDED) {
 			r->state = BREAKER_CLOSED;
@@ -304,98 +307,35 @@ breaker_report(struct guard_record *r, const struct guard_spec *g,
 			r->state = BREAKER_OPEN;
 			r->until = now;
 		}
-		return;
+		return true;
 	}
 	if (r->state != BREAKER_CLOSED || end == RUN_STOPPED)
-		return;
+		return false;
 	if (end == RUN_SUCCEEDED) {
 		r->failures = 0;
-		return;
+		return true;
 	}
 	if (r->failures < LLONG_MAX)
 		r->failures++;
 	if (r->failures >= g->failures)
 		breaker_open(r, now, g->cooldown);
+	return true;
 }
 
 /* --- the same rules in Redis ------------------------------------------- */
 
 /*
  * The script that redisstore.c runs with EVALSHA, loading it on first
- * use.  It keeps the record in a hash and reads the server's clock, so
- * that hosts whose clocks disagree still agree on a cooldown.  Change a
- * rule above and the same rule here; guard_lua_sha1 must stay the SHA-1
- * of the text (tests/budget-redis.bats checks it with SCRIPT EXISTS).
+ * use: src/guard.lua, which the build turns into GUARD_LUA_TEXT, after
+ * the codes of guardcodes.h as Lua locals.  It keeps the record in a
+ * hash and reads the server's clock, so that hosts whose clocks disagree
+ * still agree on a cooldown.  Change a rule above and the same rule
+ * there: tests/rules.bats runs one table through both.
  */
+#define GUARD_LUA_LOCAL(name, value) "local " #name " = " #value "\n"
 const char guard_lua[] =
-"-- retry's rules (src/budget.c) on one hash, atomically, on the server's\n"
-"-- clock; times in microseconds.  KEYS[1]: the hash.  ARGV:\n"
-"--   attempt MAX RATIO OK                   -> {allowed, tokens}\n"
-"--   admit COOLDOWN LEASE ID CAP            -> {verdict, wait, state}\n"
-"--   report FAILURES COOLDOWN CAP END ID PERMILLE -> {changed}\n"
-"if redis.replicate_commands then redis.replicate_commands() end\n"
-"local key, op, a = KEYS[1], ARGV[1], {}\n"
-"for i = 2, #ARGV do a[i - 1] = tonumber(ARGV[i]) end\n"
-"local t = redis.call('TIME')\n"
-"local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
-"local names = {'tokens', 'state', 'failures', 'until', 'cooldown', 'probe'}\n"
-"local got = redis.call('HMGET', key, unpack(names))\n"
-"local r = {}\n"
-"for i, n in ipairs(names) do r[n] = tonumber(got[i]) or 0 end\n"
-"r.tokens = tonumber(got[1]) or -1\n"
-"local function save()\n"
-"  local kv = {}\n"
-"  for _, n in ipairs(names) do\n"
-"    kv[#kv + 1] = n\n"
-"    kv[#kv + 1] = string.format('%.0f', r[n])\n"
-"  end\n"
-"  redis.call('HSET', key, unpack(kv))\n"
-"  -- a day untouched, longer than any cooldown: the key goes\n"
-"  redis.call('PEXPIRE', key, 86400000)\n"
-"end\n"
-"local function open(cooldown)\n"
-"  r.state, r.cooldown, r['until'] = 1, cooldown, now + cooldown\n"
-"end\n"
-"if op == 'attempt' then\n"
-"  local max, ratio = a[1], a[2]\n"
-"  if r.tokens < 0 or r.tokens > max then r.tokens = max end\n"
-"  if a[3] == 1 then r.tokens = math.min(max, r.tokens + ratio)\n"
-"  else r.tokens = math.max(0, r.tokens - 1000) end\n"
-"  save()\n"
-"  if r.tokens * 2 > max then return {1, r.tokens} end\n"
-"  return {0, r.tokens}\n"
-"elseif op == 'admit' then\n"
-"  if r.state == 0 then return {0, 0, 0} end\n"
-"  local lease = math.max(a[2], r.cooldown)\n"
-"  -- further ahead than any rule sets: the server's clock went back\n"
-"  if r['until'] - now > math.max(a[4], a[1], lease) then\n"
-"    r['until'] = now\n"
-"  end\n"
-"  if now < r['until'] then return {2, r['until'] - now, r.state} end\n"
-"  r.state, r.probe, r['until'] = 2, a[3], now + lease\n"
-"  save()\n"
-"  return {1, 0, 2}\n"
-"elseif op == 'report' then\n"
-"  local failures, cooldown, cap, e, probe = a[1], a[2], a[3], a[4], a[5]\n"
-"  if probe ~= 0 then\n"
-"    if r.state ~= 2 or r.probe ~= probe then return {0} end\n"
-"    r.probe = 0\n"
-"    if e == 0 then\n"
-"      r.state, r.failures, r['until'], r.cooldown = 0, 0, 0, 0\n"
-"    elseif e == 1 then\n"
-"      local c = r.cooldown > 0 and r.cooldown or cooldown\n"
-"      if c >= cap / 2 then c = cap\n"
-"      else c = math.min(cap, math.floor(2 * c * a[6] / 1000)) end\n"
-"      open(c)\n"
-"    else r.state, r['until'] = 1, now end\n"
-"  elseif r.state ~= 0 or e == 2 then return {0}\n"
-"  elseif e == 0 then r.failures = 0\n"
-"  else\n"
-"    r.failures = r.failures + 1\n"
-"    if r.failures >= failures then open(cooldown) end\n"
-"  end\n"
-"  save()\n"
-"  return {1}\n"
-"end\n"
-"return redis.error_reply('retry: unknown operation ' .. tostring(op))\n";
-const char guard_lua_sha1[] = "f60eb029583808359fd583e807addde16585fc29";
+    GUARD_STATES(GUARD_LUA_LOCAL)
+    GUARD_VERDICTS(GUARD_LUA_LOCAL)
+    GUARD_ENDS(GUARD_LUA_LOCAL)
+    GUARD_NUMBERS(GUARD_LUA_LOCAL)
+    GUARD_LUA_TEXT;

@@ -10,7 +10,8 @@
  */
 #include <time.h>
 
-#include "internal.h"
+#include "clock.h"
+#include "defs.h"
 
 static nsec_t
 read_clock(clockid_t id)

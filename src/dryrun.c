@@ -11,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "config.h"
+#include "defs.h"
+#include "dryrun.h"
+#include "format.h"
+#include "parse.h"
 
 /* The dry run's columns after "attempt": window, min, max, draw, elapsed. */
 #define DRY_COLS	5
@@ -97,6 +102,19 @@ dry_walk(const struct config *cfg, uint64_t seed, struct dry_table *t)
 	}
 }
 
+/* Where a guard keeps its state: the Redis URL as parsed, or a file. */
+static void
+dry_guard(const struct guard_spec *g, const char *what)
+{
+	char url[GUARD_TARGET_MAX];
+
+	if (g->name[0] == '\0')
+		return;
+	guard_target(url, sizeof(url), g);
+	printf("# %s '%s': %s%s\n", what, g->name, url[0] != '\0' ?
+	    "in Redis at " : "in a local state file", url);
+}
+
 /*
  * --dry-run: the schedule as a table whose columns line up, each with
  * one number of decimals for all its values: a first pass measures the
@@ -138,6 +156,8 @@ dry_run(const struct config *cfg)
 		    "attempt that runs that long; a dry run cannot know how "
 		    "long attempts run\n", w);
 	}
+	dry_guard(&cfg->budget, "retry budget");
+	dry_guard(&cfg->breaker, "circuit breaker");
 	if (cfg->env_options != NULL)
 		printf("# options from RETRY_OPTIONS: %s\n", cfg->env_options);
 	/* Not when --max-time cut the table before the 20th row. */

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "env.h"
 
 /*
  * base, without the variables named in add (NAME=VALUE each), then the

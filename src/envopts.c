@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "envopts.h"
 
 static bool
 is_blank(char c)

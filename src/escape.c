@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "escape.h"
 
 /* Makes room for n more bytes and the final NUL; exits when out of it. */
 static void

@@ -1,17 +1,27 @@
 /*
- * fd.c: the descriptors retry opens for itself.  Each one is close-on-exec
- * and above 2: were retry started with stdin, stdout or stderr closed, a
- * file or pipe of its own would take that number, and what retry writes
- * there (messages, held output) or hands to the command as its stdio
- * would land in the wrong place.  Whole writes to them are here too.
+ * fd.c: the descriptors retry opens for itself: pipes, unlinked temporary
+ * files, a terminal opened anew.  Each one is close-on-exec and above 2:
+ * were retry started with stdin, stdout or stderr closed, a file or pipe
+ * of its own would take that number, and what retry writes there
+ * (messages, held output) or hands to the command as its stdio would land
+ * in the wrong place.  Whole writes to them are here too, and the copies
+ * between a stream and a file, without a pass through user space where
+ * the kernel allows.
  */
+#ifdef __linux__
+#include <sys/sendfile.h>
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "fd.h"
 
 /* fd itself, or a copy of it above 2; -1 stays -1. */
 int
@@ -79,6 +89,8 @@ fd_pipe(int p[2])
 	return -1;
 }
 
+#define COPY_BUF	16384
+
 /* A non-blocking descriptor that takes nothing this long is given up on. */
 #define WRITE_STALL_MS	1000
 
@@ -106,4 +118,108 @@ fd_write_all(int fd, const char *s, size_t len)
 		s += n;
 		len -= (size_t)n;
 	}
+}
+
+/* An unlinked temporary file, mode 0600, in $TMPDIR or /tmp. */
+int
+fd_tmpfile(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+#ifdef O_TMPFILE
+	if ((fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) != -1)
+		return fd_above_stdio(fd);
+#endif
+	if (snprintf(path, sizeof(path), "%s/retry.XXXXXXXXXX", dir) >=
+	    (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+#ifdef RETRY_PORTABLE
+	/* mkostemp() is not in POSIX 2008; one thread, so nothing is lost. */
+	if ((fd = mkstemp(path)) == -1)
+		return -1;
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+#else
+	if ((fd = mkostemp(path, O_CLOEXEC)) == -1)
+		return -1;
+#endif
+	unlink(path);
+	return fd_above_stdio(fd);
+}
+
+/* Fewer, larger transfers: a pipe of 1 MiB where the kernel allows. */
+void
+fd_grow_pipe(int fd)
+{
+#ifdef F_SETPIPE_SZ
+	fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#else
+	(void)fd;
+#endif
+}
+
+/* Whether errno says that a temporary file, not the stream, failed. */
+bool
+fd_file_full(void)
+{
+	return errno == ENOSPC || errno == EFBIG || errno == EDQUOT ||
+	    errno == EIO;
+}
+
+/*
+ * Up to len bytes of the file in, from *off on, to out, without a copy
+ * through user space where the kernel allows.  Returns what write(2)
+ * would.
+ */
+ssize_t
+fd_send_file(int in, off_t *off, int out, size_t len)
+{
+	char buf[COPY_BUF];
+	ssize_t n, w;
+
+#ifdef __linux__
+	n = sendfile(out, in, off, len);
+	if (n != -1 || (errno != EINVAL && errno != ENOSYS))
+		return n;
+#endif
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	if ((n = pread(in, buf, len, *off)) <= 0)
+		return n;
+	if ((w = write(out, buf, (size_t)n)) > 0)
+		*off += w;
+	return w;
+}
+
+/*
+ * Up to len bytes from the stream in, appended to the file out at off.
+ * Returns the count, 0 at end of input, or -1.
+ */
+ssize_t
+fd_take_stream(int in, int out, off_t off, size_t len)
+{
+	char buf[COPY_BUF];
+	ssize_t n;
+
+#ifdef __linux__
+	loff_t o = off;
+
+	n = splice(in, NULL, out, &o, len, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (n != -1 || (errno != EINVAL && errno != ENOSYS))
+		return n;
+#endif
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	if ((n = read(in, buf, len)) <= 0)
+		return n;
+	for (ssize_t done = 0, w; done < n; done += w)
+		if ((w = pwrite(out, buf + done, (size_t)(n - done),
+		    off + done)) == -1)
+			return -1;
+	return n;
 }

@@ -10,7 +10,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "defs.h"
+#include "format.h"
+#include "outcomes.h"
+#include "signals.h"
 
 /* Seconds with at least 3 decimals, more when they are not zero. */
 int

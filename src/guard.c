@@ -22,7 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "budget.h"
+#include "clock.h"
+#include "defs.h"
+#include "escape.h"
+#include "guard.h"
+#include "parse.h"
+#include "redisstore.h"
+#include "sha1.h"
+#include "signals.h"
+#include "statefile.h"
 
 #define NSEC_PER_USEC		1000
 #define PROBE_LEASE_MIN		(60 * NSEC_PER_SEC)
@@ -40,13 +50,33 @@ guard_off(struct guard *g, const char *why)
 	g->on = false;
 }
 
+/*
+ * Connects to g's server, authenticates and selects its database: true,
+ * or false with why.  The password comes from the environment, as
+ * redis-cli's does, so that it never shows in a command line.
+ */
+static bool
+redis_start(struct guard *g, char *why, size_t len)
+{
+	const struct guard_spec *spec = g->spec;
+	const char *pass = getenv("REDISCLI_AUTH");
+
+	g->redis = spec->port == 0 ?
+	    redis_open_unix(spec->host, g->ss, why, len) :
+	    redis_open(spec->host, spec->port, g->ss, why, len);
+	if (g->redis == NULL)
+		return false;
+	if ((pass != NULL || *spec->user != '\0') && !redis_auth(g->redis,
+	    spec->user, pass != NULL ? pass : "", why, len))
+		return false;
+	return spec->db == 0 || redis_select(g->redis, spec->db, why, len);
+}
+
 static void
 guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
     const struct sigstate *ss)
 {
 	char why[PATH_MAX_GUARD + 128];
-	const char *pass;
-	bool v6 = strchr(spec->host, ':') != NULL;
 
 	memset(g, 0, sizeof(*g));
 	g->spec = spec;
@@ -64,29 +94,17 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
 			    spec->name);
 		return;
 	}
-	snprintf(g->where, sizeof(g->where), "redis://%s%s%s%s%s:%d/%s",
-	    spec->user, *spec->user != '\0' ? "@" : "", v6 ? "[" : "",
-	    spec->host, v6 ? "]" : "", spec->port, spec->name);
+	guard_target(g->where, sizeof(g->where), spec);
 	if (!redis_built_in())
 		errx(EXIT_CANCELED, "%s: this retry was built without Redis "
 		    "support (hiredis)", g->where);
 	g->on = true;
-	if ((g->redis = redis_open(spec->host, spec->port, ss, why,
-	    sizeof(why))) == NULL) {
-		if (signals_stop() != 0 && strcmp(why, "stopped") == 0)
-			g->on = false;	/* the run is about to end */
-		else
-			guard_off(g, why);
-	} else if ((pass = getenv("REDISCLI_AUTH")) != NULL ||
-	    *spec->user != '\0') {
-		if (redis_auth(g->redis, spec->user, pass != NULL ? pass :
-		    "", why, sizeof(why)))
-			return;
-		if (signals_stop() != 0 && strcmp(why, "stopped") == 0)
-			g->on = false;	/* the run is about to end */
-		else
-			guard_off(g, why);
-	}
+	if (redis_start(g, why, sizeof(why)))
+		return;
+	if (signals_stop() != 0 && strcmp(why, "stopped") == 0)
+		g->on = false;	/* the run is about to end */
+	else
+		guard_off(g, why);
 }
 
 /*
@@ -97,29 +115,33 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
  * longer still, is budget.c's to add.
  */
 static nsec_t
-probe_lease(const struct config *cfg)
+probe_lease(const struct guard_limits *lim)
 {
-	const struct schedule *s = &cfg->sched;
-	nsec_t per, n = cfg->attempts, longest = 0;
+	nsec_t per, n = lim->attempts, longest = 0;
 
-	if (cfg->max_time > 0)
-		longest = cfg->max_time;
-	else if (n > 0 && cfg->timeout > 0 && cfg->kill_after != NSEC_INF) {
-		per = nsec_add(nsec_add(cfg->timeout, cfg->kill_after),
-		    nsec_add(s->cap, s->cap));
+	if (lim->max_time > 0)
+		longest = lim->max_time;
+	else if (n > 0 && lim->timeout > 0 && lim->kill_after != NSEC_INF) {
+		per = nsec_add(nsec_add(lim->timeout, lim->kill_after),
+		    nsec_add(lim->cap, lim->cap));
 		longest = per > DURATION_MAX / n ? DURATION_MAX : per * n;
 	}
 	return longest > PROBE_LEASE_MIN ? longest : PROBE_LEASE_MIN;
 }
 
+/*
+ * --budget and --breaker as the specs budget and breaker give them, for
+ * a run within the limits lim; a stop signal of ss ends a wait.
+ */
 void
-guards_open(struct guards *gs, const struct config *cfg,
+guards_open(struct guards *gs, const struct guard_spec *budget,
+    const struct guard_spec *breaker, const struct guard_limits *lim,
     const struct sigstate *ss)
 {
 	memset(gs, 0, sizeof(*gs));
-	guard_open(&gs->budget, &cfg->budget, "retry budget", ss);
-	guard_open(&gs->breaker, &cfg->breaker, "circuit breaker", ss);
-	gs->lease = probe_lease(cfg);
+	guard_open(&gs->budget, budget, "retry budget", ss);
+	guard_open(&gs->breaker, breaker, "circuit breaker", ss);
+	gs->lease = probe_lease(lim);
 }
 
 /* --- the local file -------------------------------------------------- */
@@ -209,11 +231,12 @@ record_store(struct guard *g, struct guard_record *r)
 static bool
 redis_op(struct guard *g, struct redis_call *call, int nargs)
 {
-	char key[8 + GUARD_NAME_MAX];
+	char key[8 + GUARD_NAME_MAX], sha1[SHA1_HEX_LEN + 1];
 
 	snprintf(key, sizeof(key), "retry:%s", g->spec->name);
+	sha1_hex(guard_lua, strlen(guard_lua), sha1);
 	call->script = guard_lua;
-	call->sha1 = guard_lua_sha1;
+	call->sha1 = sha1;
 	call->key = key;
 	call->nargs = nargs;
 	if (redis_eval(g->redis, call) && call->nout >= 1)
@@ -250,7 +273,7 @@ guards_attempt(struct guards *gs, bool success)
 		return allowed;
 	}
 	memset(&call, 0, sizeof(call));
-	snprintf(max, sizeof(max), "%lld", g->spec->tokens * 1000);
+	snprintf(max, sizeof(max), "%lld", g->spec->tokens * MILLI);
 	snprintf(ratio, sizeof(ratio), "%lld", g->spec->ratio);
 	call.args[0] = "attempt";
 	call.args[1] = max;

@@ -18,23 +18,29 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "attempt.h"
+#include "defs.h"
+#include "env.h"
+#include "fd.h"
+#include "format.h"
+#include "hooks.h"
+#include "outcomes.h"
+#include "signals.h"
 
 #define HOOK_ENV	64
 
+/* The hook's stdin and stdout; its stderr is retry's. */
 static void
-hook_io(struct attempt_io *io)
+hook_fds(int fd[3])
 {
-	memset(io, 0, sizeof(*io));
-	io->err = -1;
-	io->own_group = true;
-	if ((io->in = fd_above_stdio(open("/dev/null",
+	fd[2] = -1;
+	if ((fd[0] = fd_above_stdio(open("/dev/null",
 	    O_RDONLY | O_CLOEXEC))) == -1)
 		err(EXIT_CANCELED, "/dev/null");
 	/* With stderr closed, the hook's output has nowhere to go. */
-	if ((io->out = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC,
+	if ((fd[1] = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC,
 	    STDERR_FILENO + 1)) == -1 && (errno != EBADF ||
-	    (io->out = fd_above_stdio(open("/dev/null",
+	    (fd[1] = fd_above_stdio(open("/dev/null",
 	    O_WRONLY | O_CLOEXEC))) == -1))
 		err(EXIT_CANCELED, "standard error");
 }
@@ -58,14 +64,13 @@ report(const char *name, const struct outcome *o)
  * signal that came while it ran.
  */
 int
-hook_run(const struct sigstate *ss, const struct config *cfg,
-    const struct hook *h)
+hook_run(const struct sigstate *ss, const struct hook *h)
 {
 	char sh[] = "/bin/sh", dash_c[] = "-c";
 	char *argv[] = { sh, dash_c, NULL, NULL };
 	char status[HOOK_ENV], next[HOOK_ENV], secs[32], **env;
-	struct config hc = *cfg;
-	struct attempt_io io;
+	struct attempt_spec spec = { argv, NULL, 0, SIGTERM, h->kill_after,
+	    h->deadline, { -1, -1, -1 }, true, NULL };
 	struct outcome o;
 
 	if ((argv[2] = strdup(h->cmd)) == NULL)
@@ -79,11 +84,9 @@ hook_run(const struct sigstate *ss, const struct config *cfg,
 	/* Without a next sleep, only the name: the variable goes. */
 	env = env_with(h->envp, (char *[]){ status, next }, 2,
 	    h->next_sleep >= 0 ? 2 : 1);
-	hc.argv = argv;
-	hc.timeout = 0;
-	hc.timeout_signal = SIGTERM;
-	hook_io(&io);
-	proc_run(ss, &hc, env, &io, h->deadline, &o);
+	spec.envp = env;
+	hook_fds(spec.fd);
+	attempt_run(ss, &spec, &o);
 	free(argv[2]);
 	free(env);
 	report(h->name, &o);

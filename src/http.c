@@ -23,7 +23,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "format.h"
+#include "http.h"
+#include "outcomes.h"
 
 #define SEC_PER_DAY	INT64_C(86400)
 #define DELAY_MAX_SEC	(DURATION_MAX / NSEC_PER_SEC)
@@ -217,18 +220,21 @@ retried_by_default(int status)
 
 /*
  * The HTTP rules of the policy, which come before the exit-code rules:
- * the user's http: items, then the default: 408, 429, 500, 502, 503 and
- * 504 are retried, other statuses from 400 are not.  HTTP_NEXT leaves
- * the decision to the exit status.
+ * the user's http: items (of --success-on, --stop-on, --retry-on), then
+ * the default: 408, 429, 500, 502, 503 and 504 are retried, other
+ * statuses from 400 are not.  HTTP_NEXT leaves the decision to the exit
+ * status.
  */
 enum http_rule
-http_policy(const struct config *cfg, int status)
+http_policy(const struct outcome_set *success_on,
+    const struct outcome_set *stop_on, const struct outcome_set *retry_on,
+    int status)
 {
-	bool stop = outcome_http_in(&cfg->stop_on, status);
+	bool stop = outcome_http_in(stop_on, status);
 
-	if (outcome_http_in(&cfg->success_on, status))
+	if (outcome_http_in(success_on, status))
 		return HTTP_SUCCEED;
-	if (!stop && (outcome_http_in(&cfg->retry_on, status) ||
+	if (!stop && (outcome_http_in(retry_on, status) ||
 	    retried_by_default(status)))
 		return HTTP_RETRY;
 	return stop || status >= 400 ? HTTP_STOP : HTTP_NEXT;

@@ -14,7 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "clock.h"
+#include "defs.h"
+#include "escape.h"
+#include "fd.h"
+#include "format.h"
+#include "jsonlog.h"
+#include "outcomes.h"
+#include "signals.h"
 
 #define JSON_DIGITS	9	/* decimals of every number of seconds */
 
@@ -57,7 +65,7 @@ json_end(const struct jsonlog *jl, struct strbuf *buf)
 
 /* The run starts: the command and the options that shape it. */
 void
-jsonlog_start(const struct jsonlog *jl, const struct config *cfg)
+jsonlog_start(const struct jsonlog *jl, const struct log_run *run)
 {
 	struct strbuf buf = { 0 };
 	char jit[64];
@@ -67,26 +75,26 @@ jsonlog_start(const struct jsonlog *jl, const struct config *cfg)
 		return;
 	json_begin(jl, &buf, "start");
 	sb_printf(&buf, ",\"command\":[");
-	for (a = cfg->argv; *a != NULL; a++) {
-		if (a != cfg->argv)
+	for (a = run->argv; *a != NULL; a++) {
+		if (a != run->argv)
 			sb_str(&buf, ",");
 		sb_json(&buf, *a);
 	}
 	sb_str(&buf, "]");
-	if (cfg->attempts == 0)
+	if (run->attempts == 0)
 		sb_printf(&buf, ",\"attempts\":null");
 	else
-		sb_printf(&buf, ",\"attempts\":%lld", cfg->attempts);
-	json_seconds(&buf, "base", cfg->sched.base);
-	sb_printf(&buf, ",\"factor\":%.17g", cfg->sched.factor);
-	json_seconds(&buf, "cap", cfg->sched.cap);
+		sb_printf(&buf, ",\"attempts\":%lld", run->attempts);
+	json_seconds(&buf, "base", run->sched->base);
+	sb_printf(&buf, ",\"factor\":%.17g", run->sched->factor);
+	json_seconds(&buf, "cap", run->sched->cap);
 	sb_printf(&buf, ",\"jitter\":");
-	sb_json(&buf, format_jitter(&cfg->sched.jitter, jit,
+	sb_json(&buf, format_jitter(&run->sched->jitter, jit,
 	    sizeof(jit)));
 	json_seconds(&buf, "timeout",
-	    cfg->timeout ? cfg->timeout : NSEC_INF);
+	    run->timeout ? run->timeout : NSEC_INF);
 	json_seconds(&buf, "max_time",
-	    cfg->max_time ? cfg->max_time : NSEC_INF);
+	    run->max_time ? run->max_time : NSEC_INF);
 	json_end(jl, &buf);
 }
 

@@ -35,7 +35,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "leftovers.h"
 
 struct member {
 	pid_t	pid;

@@ -25,7 +25,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "budget.h"
+#include "clock.h"
+#include "defs.h"
+#include "escape.h"
+#include "fd.h"
+#include "format.h"
+#include "jsonlog.h"
+#include "log.h"
+#include "outcomes.h"
+#include "signals.h"
 
 /* A file to append to, above stdio and closed on exec; exits on error. */
 static int
@@ -94,28 +103,28 @@ stderr_for_messages(void)
 	return fd != -1 ? fd : STDERR_FILENO;
 }
 
+/* Sets up the messages as the command line lo asks for them. */
 void
-log_open(struct log *lg, const struct config *cfg)
+log_open(struct log *lg, const struct log_options *lo)
 {
 	const char *gh;
 
 	memset(lg, 0, sizeof(*lg));
 	lg->fd = stderr_for_messages();
 	lg->gh_output = -1;
-	lg->format = cfg->log_format;
-	lg->verbosity = cfg->verbosity;
-	lg->max = cfg->attempts;
-	lg->http = lg->json.http = cfg->http_file != NULL;
-	lg->server = -1;
-	lg->until_failure = cfg->until_failure;
-	if (cfg->log_file != NULL) {
-		lg->fd = open_append(cfg->log_file, "--log-file");
+	lg->format = lo->format;
+	lg->verbosity = lo->verbosity;
+	lg->max = lo->attempts;
+	lg->http = lg->json.http = lo->http;
+	lg->until_failure = lo->until_failure;
+	if (lo->log_file != NULL) {
+		lg->fd = open_append(lo->log_file, "--log-file");
 		lg->stamp = lg->format == LOG_TEXT && is_regular(lg->fd);
 	}
 	if (lg->format == LOG_JSON)
 		lg->json.fd[lg->json.nfd++] = lg->fd;
-	if (cfg->json_log != NULL)
-		lg->json.fd[lg->json.nfd++] = open_append(cfg->json_log,
+	if (lo->json_log != NULL)
+		lg->json.fd[lg->json.nfd++] = open_append(lo->json_log,
 		    "--json-log");
 	gh = getenv("GITHUB_OUTPUT");
 	if (lg->format == LOG_GITHUB && gh != NULL && *gh != '\0')
@@ -232,12 +241,12 @@ attempt_name(const struct log *lg, long long k, char *buf, size_t len)
 
 /* The run starts; its times count from t0. */
 void
-log_start(struct log *lg, const struct config *cfg, nsec_t t0)
+log_start(struct log *lg, const struct log_run *run, nsec_t t0)
 {
 	lg->t0 = lg->json.t0 = t0;
-	jsonlog_start(&lg->json, cfg);
-	if (cfg->env_options != NULL && says(lg, 1))
-		text(lg, "options from RETRY_OPTIONS: %s", cfg->env_options);
+	jsonlog_start(&lg->json, run);
+	if (run->env_options != NULL && says(lg, 1))
+		text(lg, "options from RETRY_OPTIONS: %s", run->env_options);
 }
 
 void
@@ -268,41 +277,29 @@ log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 }
 
 /*
- * --http: the next sleep, which log_retrying() reports, includes server,
- * the delay that the server's Retry-After (the value ra) asked for; ra
- * NULL and server -1: none.
- */
-void
-log_server_delay(struct log *lg, const char *ra, nsec_t server)
-{
-	lg->retry_after = ra;
-	lg->server = server;
-}
-
-/*
- * An attempt failed and the next one comes after sleep, drawn by the
- * jitter mode from the window, plus the server's delay if there is one.
+ * Attempt k ended with o and the next one comes after the sleep sl: a
+ * draw by the jitter mode from the window, plus the server's delay
+ * (--http) if there is one.
  */
 void
 log_retrying(struct log *lg, long long k, const struct outcome *o,
-    nsec_t sleep, nsec_t window, const struct jitter *jitter)
+    const struct log_sleep *sl)
 {
 	char name[48], *what, d[32];
 	struct strbuf ra = { 0 }, msg = { 0 };
 	const char *verb = lg->until_failure ? "succeeded" : "failed";
-	nsec_t server = lg->server;
 
-	if (lg->retry_after != NULL)
-		sb_printf(&ra, " (Retry-After: %s)", lg->retry_after);
-	log_server_delay(lg, NULL, -1);	/* for this sleep only */
-	jsonlog_sleep(&lg->json, k, sleep, window, jitter, server);
+	if (sl->retry_after != NULL)
+		sb_printf(&ra, " (Retry-After: %s)", sl->retry_after);
+	jsonlog_sleep(&lg->json, k, sl->sleep, sl->window, sl->jitter,
+	    sl->server);
 	if (!says(lg, 0)) {
 		sb_free(&ra);
 		return;
 	}
 	attempt_name(lg, k, name, sizeof(name));
 	what = outcome_text(o);
-	format_ms(d, sizeof(d), sleep);
+	format_ms(d, sizeof(d), sl->sleep);
 	if (lg->format == LOG_GITHUB)
 		gh_annotate(lg, "warning", "attempt %s %s (%s), next in "
 		    "%ss%s", name, verb, what, d, sb_text(&ra));
@@ -381,7 +378,7 @@ status_fit(struct strbuf *line, const struct strbuf *status, size_t room)
 }
 
 /*
- * Redraws the status line: the proc_sleep() tick on a terminal.  The line
+ * Redraws the status line: the attempt_sleep() tick on a terminal.  The line
  * must not wrap, or it could not be redrawn in place, and the time left
  * is what matters: on a narrow terminal the status gives way first.  A
  * terminal made narrower since the last tick may have wrapped the line

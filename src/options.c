@@ -10,10 +10,19 @@
  * the fuzz harnesses can drive it directly.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "config.h"
+#include "defs.h"
+#include "format.h"
+#include "jsonlog.h"
+#include "match.h"
+#include "outcomes.h"
+#include "parse.h"
+#include "preset.h"
 
 #define VALUE_SHOWN	100	/* bytes of a bad value quoted in an error */
 
@@ -129,11 +138,11 @@ add_output_rule(struct config *cfg, struct pass *p, enum match_kind k,
     const char *re)
 {
 	if (!p->seen[k])
-		cfg->noutput[k] = 0;
+		cfg->conds.noutput[k] = 0;
 	p->seen[k] = true;
-	if (cfg->noutput[k] == OUTPUT_RULES_MAX)
+	if (cfg->conds.noutput[k] == OUTPUT_RULES_MAX)
 		return "too many, the limit is 16";
-	cfg->output[k][cfg->noutput[k]++] = re;
+	cfg->conds.output[k][cfg->conds.noutput[k]++] = re;
 	return NULL;
 }
 
@@ -217,7 +226,7 @@ parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
 		return parse_duration(arg, &cfg->max_time, false);
 	case OPT_PRESET:
 		/* Applied before the other options, by parse_options(). */
-		return preset_apply(arg, NULL);
+		return preset_apply(arg, NULL, NULL, NULL, NULL);
 	case OPT_HTTP:
 		cfg->http_file = arg;
 		return *arg == '\0' ? "empty file name" : NULL;
@@ -528,8 +537,9 @@ parse_options(char **envv, int argc, char **argv, struct config *cfg,
 		preset = find_preset(envc, envv);
 	if ((argv_preset = find_preset(argc, argv)) != NULL)
 		preset = argv_preset;
-	if (preset != NULL)
-		(void)preset_apply(preset, cfg);
+	if (preset != NULL && preset_apply(preset, &cfg->sched,
+	    &cfg->attempts, &cfg->max_time, &cfg->reset_after) == NULL)
+		cfg->preset = preset;
 	if (envc > 1 && envv != NULL && (r = parse_env_words(envc, envv, cfg,
 	    &p, err, len)) != PARSE_OK)
 		return r;

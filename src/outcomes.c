@@ -13,7 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "outcomes.h"
+#include "signals.h"
 
 static void
 set_bit(uint64_t *words, int n)

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "defs.h"
+#include "preset.h"
 
 #define SLOT	INT64_C(51200)		/* 802.3 slot time: 512 bits at 10 Mb/s */
 
@@ -116,11 +118,13 @@ static const struct preset presets[] = {
 #define NPRESETS	(sizeof(presets) / sizeof(presets[0]))
 
 /*
- * Sets cfg's schedule to preset name's, or with cfg NULL only checks
- * the name; NULL or a reason.
+ * Sets the schedule, attempts, max_time and reset_after to those of the
+ * preset name, or with sched NULL only checks the name; NULL or a
+ * reason.
  */
 const char *
-preset_apply(const char *name, struct config *cfg)
+preset_apply(const char *name, struct schedule *sched, long long *attempts,
+    nsec_t *max_time, nsec_t *reset_after)
 {
 	const struct preset *p;
 	size_t i;
@@ -132,19 +136,18 @@ preset_apply(const char *name, struct config *cfg)
 		return "expected aws, aws-throttle, aws-dynamodb, "
 		    "aws-legacy, google-http, google-drive, simpledb, "
 		    "airflow, kubernetes, ethernet or list";
-	if (cfg == NULL)
+	if (sched == NULL)
 		return NULL;
 	p = &presets[i];
-	cfg->preset = p->name;
-	cfg->attempts = p->attempts;
-	cfg->sched.base = p->base;
-	cfg->sched.cap = p->cap;
-	cfg->sched.factor = p->factor;
-	cfg->sched.jitter = p->jitter;
-	cfg->sched.cap_window = p->cap_window;
-	cfg->sched.first_now = p->first_now;
-	cfg->max_time = p->max_time;
-	cfg->reset_after = p->reset_after;
+	*attempts = p->attempts;
+	sched->base = p->base;
+	sched->cap = p->cap;
+	sched->factor = p->factor;
+	sched->jitter = p->jitter;
+	sched->cap_window = p->cap_window;
+	sched->first_now = p->first_now;
+	*max_time = p->max_time;
+	*reset_after = p->reset_after;
 	return NULL;
 }
 

@@ -1,20 +1,23 @@
 /*
  * redisstore.c: the Redis store of --budget and --breaker, for a fleet
- * whose hosts share nothing local.  It connects to the server and runs a
- * Lua script there by its SHA-1 (EVALSHA), loading it with SCRIPT LOAD
- * the first time the server answers NOSCRIPT; the script, which the
- * caller passes in, does the whole read-modify-write atomically on the
- * server's clock.  This file knows nothing of the rules.
+ * whose hosts share nothing local.  It connects to the server, over TCP
+ * or a Unix socket, authenticates and selects the database if asked to
+ * (each in an exchange of its own), and runs a Lua script there by its
+ * SHA-1 (EVALSHA), loading it with SCRIPT LOAD the first time the server
+ * answers NOSCRIPT; the script, which the caller passes in, does the
+ * whole read-modify-write atomically on the server's clock.  This file
+ * knows nothing of the rules.
  *
  * hiredis is linked statically where it is built in (the Makefile finds
  * it with pkg-config): a run that names no redis:// store loads no more
  * shared libraries than before.  Without it, redis_built_in() says so
- * and the caller refuses the redis:// form.  hiredis only connects,
- * formats commands and parses replies: the socket is non-blocking and
- * every wait on it is retry's own signals_wait(), so that a stop signal
- * ends it, and the connect, and each exchange (the command, a SCRIPT
- * LOAD if need be, and every byte of the replies), must be over within
- * REDIS_TIMEOUT_MS, however slowly a peer trickles its bytes.  A reply
+ * and the caller refuses the redis:// and unix:// forms.  hiredis only
+ * connects, formats commands and parses replies: the socket (TCP or
+ * Unix alike) is non-blocking and every wait on it is retry's own
+ * signals_wait(), so that a stop signal ends it, and the connect, and
+ * each exchange (the command, a SCRIPT LOAD if need be, and every byte
+ * of the replies), must be over within REDIS_TIMEOUT_MS, however slowly
+ * a peer trickles its bytes.  A reply
  * is at most REPLY_MAX bytes and announces no array or string longer
  * than REPLY_ITEMS: the script's answers are a few integers, so a peer
  * that claims more is not the server retry expects.  On any of these the
@@ -25,7 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "clock.h"
+#include "defs.h"
+#include "fd.h"
+#include "redisstore.h"
+#include "signals.h"
 
 #ifdef HAVE_HIREDIS
 #include <sys/socket.h>
@@ -120,24 +128,26 @@ connected(struct redis *r, char *why, size_t len)
 }
 
 /*
- * A connection, or NULL with why filled in: connected within
- * REDIS_TIMEOUT_MS, on a descriptor above 2 that the command does not
- * inherit.  A stop signal that ends the wait gives why "stopped".
+ * The connection that c started, or NULL with why filled in: connected
+ * within REDIS_TIMEOUT_MS, on a descriptor above 2 that the command does
+ * not inherit.  A stop signal that ends the wait gives why "stopped".
  */
-struct redis *
-redis_open(const char *host, int port, const struct sigstate *ss, char *why,
+static struct redis *
+redis_connect(redisContext *c, const struct sigstate *ss, char *why,
     size_t len)
 {
 	struct redis *r;
 	int fd;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		if (c != NULL)
+			redisFree(c);
 		snprintf(why, len, "%s", strerror(ENOMEM));
 		return NULL;
 	}
 	r->ss = ss;
 	start_exchange(r);
-	if ((r->c = redisConnectNonBlock(host, port)) == NULL)
+	if ((r->c = c) == NULL)
 		return open_failed(r, strerror(ENOMEM), why, len);
 	if (r->c->err != 0)
 		return open_failed(r, r->c->errstr, why, len);
@@ -150,6 +160,26 @@ redis_open(const char *host, int port, const struct sigstate *ss, char *why,
 	if (!connected(r, why, len))
 		return open_failed(r, why, why, len);
 	return r;
+}
+
+/* A connection to host:port, or NULL with why: see redis_connect(). */
+struct redis *
+redis_open(const char *host, int port, const struct sigstate *ss, char *why,
+    size_t len)
+{
+	return redis_connect(redisConnectNonBlock(host, port), ss, why, len);
+}
+
+/*
+ * A connection to the Unix socket at path, or NULL with why: the same
+ * bounds as a TCP connection's, since a server that accepts and never
+ * answers blocks a socket's client no less.
+ */
+struct redis *
+redis_open_unix(const char *path, const struct sigstate *ss, char *why,
+    size_t len)
+{
+	return redis_connect(redisConnectUnixNonBlock(path), ss, why, len);
 }
 
 /* Writes all of buf before the deadline: false with why if not. */
@@ -362,6 +392,29 @@ redis_auth(struct redis *r, const char *user, const char *password,
 	return ok;
 }
 
+/*
+ * SELECT db, in an exchange of its own, after AUTH: true, or false with
+ * why, which names the database the server refused.
+ */
+bool
+redis_select(struct redis *r, int db, char *why, size_t len)
+{
+	char n[16];
+	redisReply *reply;
+	bool ok;
+
+	snprintf(n, sizeof(n), "%d", db);
+	start_exchange(r);
+	if ((reply = command(r, 2, (const char *[]){ "SELECT", n }, why,
+	    len)) == NULL)
+		return false;
+	if (!(ok = reply->type == REDIS_REPLY_STATUS))
+		snprintf(why, len, "SELECT %d: %s", db, reply->type ==
+		    REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
+	freeReplyObject(reply);
+	return ok;
+}
+
 /* Runs call's script on its key: true with call->out, or call->why. */
 bool
 redis_eval(struct redis *r, struct redis_call *call)
@@ -399,6 +452,25 @@ redis_open(const char *host, int port, const struct sigstate *ss, char *why,
 	(void)ss;
 	snprintf(why, len, "built without Redis support");
 	return NULL;
+}
+
+struct redis *
+redis_open_unix(const char *path, const struct sigstate *ss, char *why,
+    size_t len)
+{
+	(void)path;
+	(void)ss;
+	snprintf(why, len, "built without Redis support");
+	return NULL;
+}
+
+bool
+redis_select(struct redis *r, int db, char *why, size_t len)
+{
+	(void)r;
+	(void)db;
+	snprintf(why, len, "built without Redis support");
+	return false;
 }
 
 bool

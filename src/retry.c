@@ -2,13 +2,16 @@
  * retry: run a command until it succeeds, with exponential backoff and
  * jitter, and exit with the status of the final attempt.
  *
- * This file holds main, the usage text, the attempt loop, the decision
- * after each attempt and the final status.  Calls run one
- * way only, from here down to the leaves; no file below calls one above
- * it, and none of them keeps state but the signal flags.  The tree shows
- * who calls whom; "-> x.c" marks a call to a file drawn elsewhere in it:
+ * This file holds main, the attempt loop, the decision after each
+ * attempt and the final status; it alone turns the struct config of the
+ * command line into what each module below needs.  Calls run one way
+ * only, from here down to the leaves; no file below calls one above it,
+ * and none of them keeps state but the signal flags.  The tree shows who
+ * calls whom; "-> x.c" marks a call to a file drawn elsewhere in it:
  *
  *	retry.c		main, the attempt loop, the decision, the status
+ *	 |- help.c	the usage line and --help
+ *	 |- envopts.c	the words of RETRY_OPTIONS
  *	 |- options.c	the command line, into a struct config
  *	 |   |- preset.c	the schedules of --preset (retry.c: list)
  *	 |   |- parse.c	every conversion from a string
@@ -16,33 +19,43 @@
  *	 |- dryrun.c	--dry-run: the schedule as a table; -> backoff.c
  *	 |- log.c	progress messages: text, workflow commands, JSON
  *	 |   `- jsonlog.c	the JSON log's events
- *	 |- spool.c	--replay-stdin, --hold-stdout, copies between fds
- *	 |- match.c	the output conditions, as the output streams
  *	 |- http.c	--http: the response head; -> outcomes.c
  *	 |- guard.c	--budget and --breaker, on their stores
- *	 |   |- budget.c	the rules of both, their record; -> backoff.c
- *	 |   |- statefile.c	the local store: a locked file
- *	 |   `- redisstore.c	the fleet's store: Redis
- *	 |- hooks.c	--on-retry and --on-give-up; -> proc.c, env.c
+ *	 |   |- budget.c	the rules of both, their record, and in Lua
+ *	 |   |		(guard.lua, embedded); -> backoff.c
+ *	 |   |- statefile.c	the local store: a locked file; -> backoff.c
+ *	 |   |- redisstore.c	the fleet's store: Redis, TCP or a socket;
+ *	 |   |		-> backoff.c
+ *	 |   |- parse.c	(guard_target(): the store's URL, as dryrun.c)
+ *	 |   `- sha1.c	the script's name for EVALSHA
+ *	 |- hooks.c	--on-retry and --on-give-up; -> attempt.c, env.c
  *	 |- env.c	the environment of a command or a hook
- *	 |- proc.c	an attempt: waiting for it, timing it out
- *	 |   |		-> backoff.c (nsec_add, as budget.c)
+ *	 |- attempt.c	one command, start to end: its spec, its wait, its
+ *	 |   |		time limits, its leftovers; -> backoff.c (nsec_add)
  *	 |   |- spawn.c	starting the command (retry.c: ENOENT's cause)
- *	 |   `- leftovers.c	what an attempt left running, per platform
+ *	 |   |- leftovers.c	what an attempt left running, per platform
+ *	 |   `- streams.c	the command's streams: source, matcher, sink
+ *	 |	 |		(retry.c: open them, flush the held output)
+ *	 |	 |- feed.c	-I: every attempt's stdin, spooled
+ *	 |	 |- held.c	-O: the held output, from creation to drain
+ *	 |	 `- match.c	the output conditions (retry.c: compile them)
  *	 `- backoff.c	the schedule, the random source, nsec_add()
  *	format.c	values as text (parse.c, log.c, dryrun.c, ...)
+ *	escape.c	outside text made safe for each sink
  *	signals.c	handlers, masks, names, the one wait for events
- *	fd.c		the descriptors retry opens for itself, above 2
+ *	fd.c		retry's own descriptors, above 2, and the copies
  *	clock.c		the monotonic clock, the boot-time one, the wall clock
  *
- * The last four are leaves that any file above may call; among them
- * format.c calls signals.c (signal names) and signals.c calls clock.c.
- * (Derived from the code: each file's calls to the functions that
- * internal.h declares and another file defines.)  Every
- * platform-specific #ifdef lives in leftovers.c, proc.c, spool.c,
- * signals.c, statefile.c (OFD locks) or clock.c (CLOCK_BOOTTIME), each
- * with a fallback that says what it gives up; redisstore.c is built
- * with hiredis or without it.
+ * The last five are leaves that any file above may call; among them
+ * format.c calls signals.c (signal names), and signals.c calls clock.c
+ * and fd.c.  (Derived from the code: each file's calls to the functions
+ * that another file defines.)  Each module's header, x.h for x.c,
+ * declares what its callers use; defs.h holds what every file shares,
+ * and config.h the struct config.  Every platform-specific #ifdef lives
+ * in leftovers.c, spawn.c, signals.c, fd.c, feed.c, held.c, streams.c,
+ * statefile.c (OFD locks) or clock.c (CLOCK_BOOTTIME), each with a
+ * fallback that says what it gives up; redisstore.c is built with
+ * hiredis or without it.
  */
 #include <err.h>
 #include <errno.h>
@@ -51,89 +64,40 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "attempt.h"
+#include "backoff.h"
+#include "budget.h"
+#include "clock.h"
+#include "config.h"
+#include "defs.h"
+#include "dryrun.h"
+#include "env.h"
+#include "envopts.h"
+#include "escape.h"
+#include "guard.h"
+#include "help.h"
+#include "hooks.h"
+#include "http.h"
+#include "jsonlog.h"
+#include "log.h"
+#include "match.h"
+#include "outcomes.h"
+#include "preset.h"
+#include "signals.h"
+#include "spawn.h"
+#include "streams.h"
 
 extern char **environ;
 
 #define STATUS_BUF	48
 
-static const char usage_text[] =
-"usage: retry [options] [--] command [argument ...]\n"
-"       retry --dry-run [options] [[--] command ...]\n";
-
-static const char help_text[] =
-"Run a command until it succeeds, waiting longer after each failure.\n"
-"\n"
-"Schedule:\n"
-"  -n, --attempts=N          total runs, the first included, or inf          [5]\n"
-"  -b, --base=DURATION       the first backoff window                       [1s]\n"
-"  -f, --factor=X            growth of the window per retry, >= 1            [2]\n"
-"  -c, --cap=DURATION        no sleep exceeds it      [60s, or --base if larger]\n"
-"  -j, --jitter=MODE         none|full|equal|decorrelated|A..B|+DURATION  [full]\n"
-"      --splay=DURATION      random wait before the first attempt            [0]\n"
-"      --seed=N              make every random draw reproducible        [random]\n"
-"      --preset=NAME         a known system's schedule, or list           [none]\n"
-"\n"
-"Policy (LIST: exit codes, ranges such as 1-125, signal names, timeout):\n"
-"  -r, --retry-on=LIST       outcomes that are retried\n"
-"        [1-255 but 126,127; timeout; signals but INT, TERM, HUP, QUIT, PIPE]\n"
-"  -x, --stop-on=LIST        outcomes never retried; wins over -r         [none]\n"
-"      --success-on=LIST     outcomes that count as success                  [0]\n"
-"      --http=FILE           read the HTTP status and Retry-After that the\n"
-"                            command saves in FILE (curl -D FILE)      [none]\n"
-"  LIST items may also be HTTP statuses, http:NNN or http:Nxx; with --http,\n"
-"  408, 429, 500, 502, 503 and 504 are retried, other statuses from 400 not.\n"
-"  A LIST that starts with + adds to the default instead: -r +75.\n"
-"      --success-if-output=ERE  a line matching ERE: success               [none]\n"
-"      --stop-if-output=ERE  a line matching ERE: not retried              [none]\n"
-"      --retry-if-output=ERE a line matching ERE: retried                  [none]\n"
-"      --reset-after=DURATION  a run this long restarts the schedule      [never]\n"
-"      --until-failure       run again after each success, until the first\n"
-"                            failure: for flaky tests\n"
-"\n"
-"Hooks (CMD runs through /bin/sh -c):\n"
-"      --on-retry=CMD        run after a failed attempt, before the sleep  [none]\n"
-"      --on-give-up=CMD      run once when retry gives up                  [none]\n"
-"\n"
-"Time and signals:\n"
-"  -t, --timeout=DURATION    limit for each attempt, 0 for none           [none]\n"
-"  -s, --signal=SIG          sent when an attempt times out               [TERM]\n"
-"  -k, --kill-after=DURATION then SIGKILL after this long, or inf          [10s]\n"
-"  -m, --max-time=DURATION   limit for the whole run, 0 for none          [none]\n"
-"      --foreground          always stay in the caller's process group\n"
-"\n"
-"Pipelines:\n"
-"  -I, --replay-stdin        give every attempt the same standard input\n"
-"  -O, --hold-stdout         pass on only the final attempt's stdout\n"
-"\n"
-"Shared limits (NAME, or redis://[USER@]HOST[:PORT]/NAME for a fleet):\n"
-"      --budget=SPEC         NAME[,tokens=N][,ratio=R]: one retry budget\n"
-"                            for every retry that names it       [none; 100, 0.1]\n"
-"      --breaker=SPEC        NAME[,failures=N][,cooldown=DURATION]: no runs\n"
-"                            for a cooldown after N failed runs     [none; 5, 1m]\n"
-"\n"
-"Output:\n"
-"      --dry-run             print the schedule and run nothing\n"
-"      --log-format=FORMAT   text, json or github                         [text]\n"
-"      --log-file=PATH       write progress messages there              [stderr]\n"
-"      --json-log=PATH       also append the JSON log there               [none]\n"
-"  -q, --quiet               no progress messages, errors only\n"
-"  -v, --verbose             also report each attempt's start and end\n"
-"  -h, --help                show this help and exit\n"
-"  -V, --version             show the version and exit\n"
-"\n"
-"DURATION is a number with an optional unit ns, us, ms, s, m, h or d\n"
-"(seconds by default), or a sum such as 1m30s.  Options in RETRY_OPTIONS\n"
-"are read before the command line, which wins.  See retry(1).\n";
-
 /* Everything one run of the attempt loop needs. */
 struct run {
 	const struct config *cfg;
-	struct sigstate	 sigs;
+	const struct sigstate *sigs;
 	struct log	 log;
 	struct backoff	 backoff;
-	struct spools	*spools;	/* -I and -O, or NULL */
-	struct matcher	*matcher;	/* output conditions, or NULL */
+	struct streams	*streams;	/* -I, -O, output conditions; or NULL */
 	long long	 step;		/* retries since the schedule began */
 	char		**envp;
 	char		 env_attempt[STATUS_BUF];
@@ -201,7 +165,8 @@ decide(const struct config *cfg, const struct outcome *o)
 	if (o->matched != -1)
 		return by_output[o->matched];
 	if (o->http_status != 0 &&
-	    (h = http_policy(cfg, o->http_status)) != HTTP_NEXT)
+	    (h = http_policy(&cfg->success_on, &cfg->stop_on, &cfg->retry_on,
+	    o->http_status)) != HTTP_NEXT)
 		return by_http[h];
 	if (outcome_in(&cfg->success_on, o))
 		return SUCCEED;
@@ -235,13 +200,13 @@ release_output(struct run *r, long long k, bool final)
 
 	if (!r->cfg->hold_stdout)
 		return;
-	rc = spools_flush(&r->sigs, r->spools, final ? STDOUT_FILENO :
+	rc = streams_flush(r->sigs, r->streams, final ? STDOUT_FILENO :
 	    STDERR_FILENO);
 	if (rc > 0)
 		stopped(r, k, rc);
 	if (rc == 0 || !final)
 		return;
-	if (errno == EPIPE && signals_sigpipe_default(&r->sigs))
+	if (errno == EPIPE && signals_sigpipe_default(r->sigs))
 		die_by_signal(SIGPIPE);
 	err(EXIT_CANCELED, "standard output");
 }
@@ -261,7 +226,7 @@ run_hook(struct run *r, const struct hook *h, long long k)
 {
 	int sig;
 
-	if (h->cmd != NULL && (sig = hook_run(&r->sigs, r->cfg, h)) != 0)
+	if (h->cmd != NULL && (sig = hook_run(r->sigs, h)) != 0)
 		stopped(r, k, sig);
 }
 
@@ -301,7 +266,7 @@ finish(struct run *r, long long k, const struct outcome *o,
 	if (reason != NULL)
 		run_hook(r, &(struct hook){ "--on-give-up",
 		    r->cfg->on_give_up, r->envp, outcome_status(o), -1,
-		    give_up_deadline(r) }, k);
+		    give_up_deadline(r), r->cfg->kill_after }, k);
 	if (zero)
 		exit(1);
 	exit_as(o);
@@ -353,25 +318,17 @@ static void
 run_attempt(struct run *r, long long k, const struct outcome *prev,
     struct outcome *o)
 {
-	struct attempt_io io;
+	struct attempt_spec spec = { r->cfg->argv, r->envp, r->cfg->timeout,
+	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline,
+	    { -1, -1, -1 }, false, r->streams };
 	int error;
 
 	set_attempt_env(r, k, prev);
 	if (r->cfg->http_file != NULL &&
 	    (error = http_reset(r->cfg->http_file)) != 0)
 		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
-	spools_begin(r->spools, &io, r->matcher == NULL);
-	io.err = -1;
-	io.own_group = false;
-	io.pump[1] = (struct io_pump){ NULL, NULL, NULL, NULL, NULL };
-	if (r->matcher != NULL)
-		matcher_begin(r->matcher, spools_held_fd(r->spools), &io,
-		    &io.pump[1]);
 	log_attempt_start(&r->log, k);
-	proc_run(&r->sigs, r->cfg, r->envp, &io, r->deadline, o);
-	spools_end(r->spools);
-	if (r->matcher != NULL)
-		o->matched = matcher_end(r->matcher, &o->matched_text);
+	attempt_run(r->sigs, &spec, o);
 	if (o->kind == OUT_NOEXEC)
 		cannot_run(r, o);
 	read_head(r, k, o);
@@ -434,28 +391,28 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	now = mono_now();
 	if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 		return "the next sleep would pass --max-time";
-	if ((sig = proc_clear_leftovers(&r->sigs, r->cfg, r->deadline)) != 0)
+	if ((sig = attempt_clear_leftovers(r->sigs,
+	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline)) != 0)
 		stopped(r, k, sig);
 	/* Leftovers can take --kill-after to clear: past the deadline? */
 	if (r->deadline != 0 && mono_now() >= r->deadline)
 		return "--max-time reached";
 	release_output(r, k, false);
-	if (r->cfg->http_file != NULL)
-		log_server_delay(&r->log, server >= 0 ? r->head.retry_after :
-		    NULL, server);
-	log_retrying(&r->log, k, o, sleep, backoff_window(&r->cfg->sched,
-	    step), &r->cfg->sched.jitter);
+	log_retrying(&r->log, k, o, &(struct log_sleep){ sleep,
+	    backoff_window(&r->cfg->sched, step), &r->cfg->sched.jitter, server,
+	    server >= 0 ? r->head.retry_after : NULL });
 	if (r->cfg->on_retry != NULL) {
 		/* The hook is no part of the backoff: the whole sleep follows. */
 		run_hook(r, &(struct hook){ "--on-retry", r->cfg->on_retry,
-		    r->envp, outcome_status(o), sleep, r->deadline }, k);
+		    r->envp, outcome_status(o), sleep, r->deadline,
+		    r->cfg->kill_after }, k);
 		now = mono_now();
 		if (r->deadline != 0 && now >= r->deadline)
 			return "--max-time reached";
 		if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
 			return "the next sleep would pass --max-time";
 	}
-	sig = proc_sleep(&r->sigs, nsec_add(now, sleep),
+	sig = attempt_sleep(r->sigs, nsec_add(now, sleep),
 	    log_counts_down(&r->log) ? log_countdown : NULL, &r->log);
 	log_sleep_done(&r->log);
 	if (sig != 0)
@@ -533,10 +490,11 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
-	r->matcher = matcher;
-	log_open(&r->log, cfg);
-	signals_init(&r->sigs);
-	proc_init(cfg);
+	log_open(&r->log, &(struct log_options){ cfg->log_format,
+	    cfg->verbosity, cfg->log_file, cfg->json_log, cfg->attempts,
+	    cfg->http_file != NULL, cfg->until_failure });
+	r->sigs = signals_init();
+	attempt_init(cfg->foreground);
 	backoff_init(&r->backoff, &cfg->sched, cfg->seeded, cfg->seed);
 	if (cfg->attempts == 0)
 		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=inf");
@@ -547,8 +505,11 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	set_attempt_env(r, 1, NULL);
 	r->envp = env_with(environ, (char *[]){ r->env_attempt, max_env,
 	    r->env_prev, r->env_prev_http }, 4, 4);
-	r->spools = spools_open(cfg->replay_stdin, cfg->hold_stdout);
-	guards_open(&r->guards, cfg, &r->sigs);
+	r->streams = streams_open(cfg->replay_stdin, cfg->hold_stdout,
+	    matcher);
+	guards_open(&r->guards, &cfg->budget, &cfg->breaker,
+	    &(struct guard_limits){ cfg->attempts, cfg->timeout,
+	    cfg->kill_after, cfg->sched.cap, cfg->max_time }, r->sigs);
 	snprintf(r->exhausted, sizeof(r->exhausted),
 	    "retry budget '%s' exhausted", cfg->budget.name);
 }
@@ -598,10 +559,7 @@ main(int argc, char *argv[])
 	switch (parse_options(envc > 0 ? envv : NULL, argc, argv, &cfg, msg,
 	    sizeof(msg))) {
 	case PARSE_HELP:
-		fputs(usage_text, stdout);
-		fputs("\n", stdout);
-		fputs(help_text, stdout);
-		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
+		return help_print(stdout) == EOF ? EXIT_CANCELED : 0;
 	case PARSE_VERSION:
 		printf("retry %s\n", RETRY_VERSION);
 		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
@@ -616,7 +574,7 @@ main(int argc, char *argv[])
 	}
 	if (envc > 0 && (cfg.env_options = envopts_show(envc, envv)) == NULL)
 		err(EXIT_CANCELED, "RETRY_OPTIONS");
-	if ((matcher = matcher_open(&cfg, msg, sizeof(msg))) == NULL &&
+	if ((matcher = matcher_open(&cfg.conds, msg, sizeof(msg))) == NULL &&
 	    *msg != '\0')
 		usage_error(msg);
 	if (cfg.dry_run) {
@@ -626,7 +584,7 @@ main(int argc, char *argv[])
 	setup_run(&run, &cfg, max_env, matcher);
 	run.t0 = mono_now();
 	/* Without a splay, a sleep of 0: a stop that came already counts. */
-	if ((sig = proc_sleep(&run.sigs, nsec_add(run.t0,
+	if ((sig = attempt_sleep(run.sigs, nsec_add(run.t0,
 	    cfg.sched.splay > 0 ? backoff_splay(&run.backoff) : 0), NULL,
 	    NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
@@ -636,11 +594,12 @@ main(int argc, char *argv[])
 		exit(EXIT_TEMPFAIL);
 	}
 	/* A stop may have ended the breaker's wait for its store. */
-	if ((sig = proc_sleep(&run.sigs, mono_now(), NULL, NULL)) != 0)
+	if ((sig = attempt_sleep(run.sigs, mono_now(), NULL, NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
 	run.t0 = mono_now();
 	if (cfg.max_time != 0)
 		run.deadline = nsec_add(run.t0, cfg.max_time);
-	log_start(&run.log, &cfg, run.t0);
+	log_start(&run.log, &(struct log_run){ cfg.argv, cfg.attempts,
+	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options }, run.t0);
 	retry_loop(&run);
 }

@@ -22,7 +22,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "clock.h"
+#include "defs.h"
+#include "fd.h"
+#include "signals.h"
+
+#define SIGNALS_WAIT_FDS	64	/* a portable build's poll() set */
+
+struct sigstate {
+	sigset_t	start_mask;	/* the inherited signal mask */
+	sigset_t	handled;	/* signals retry catches */
+	sigset_t	wait_mask;	/* the mask inside ppoll() */
+	sigset_t	start_ignored;	/* signals ignored at start */
+#ifdef RETRY_PORTABLE
+	int		wake_rfd;	/* the self-pipe's read end */
+#endif
+	pid_t		self;
+};
 
 static volatile sig_atomic_t got_child;
 static volatile sig_atomic_t stop_signal;	/* the first INT TERM HUP QUIT */
@@ -358,12 +374,16 @@ wake_open(struct sigstate *ss)
 #define wake_open(ss)	((void)(ss))
 #endif
 
-void
-signals_init(struct sigstate *ss)
+/* Installs the handlers; the state they leave, for every call below. */
+struct sigstate *
+signals_init(void)
 {
+	struct sigstate *ss;
 	sigset_t all;
 	int sig;
 
+	if ((ss = calloc(1, sizeof(*ss))) == NULL)
+		err(EXIT_CANCELED, NULL);
 	ss->self = getpid();
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &ss->start_mask);
@@ -377,6 +397,14 @@ signals_init(struct sigstate *ss)
 		if (sigismember(&ss->handled, sig))
 			sigdelset(&ss->wait_mask, sig);
 	wake_open(ss);
+	return ss;
+}
+
+/* retry's own pid, as it was at start. */
+pid_t
+signals_self(const struct sigstate *ss)
+{
+	return ss->self;
 }
 
 #ifdef RETRY_PORTABLE

@@ -32,7 +32,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "defs.h"
+#include "fd.h"
+#include "signals.h"
+#include "spawn.h"
 
 extern char **environ;
 
@@ -55,7 +58,8 @@ struct child {
 	const struct sigstate	*ss;
 	char			**argv;
 	char			**envp;
-	const struct attempt_io	*io;
+	const int		*fd;	/* stdin, stdout, stderr, or -1 */
+	bool			 own_group;
 	int			 error;	/* the exec's errno, 0 if it ran */
 	int			 errfd;	/* where the child sends it */
 };
@@ -81,15 +85,15 @@ child_main(void *arg)
 #ifdef __linux__
 	/* If retry is SIGKILLed, the command must not run on unwatched. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != c->ss->self)
+	if (getppid() != signals_self(c->ss))
 		_exit(EXIT_CANCELED);
 #endif
 	/* A hook's background jobs are no attempt's leftovers. */
-	if (c->io->own_group)
+	if (c->own_group)
 		setpgid(0, 0);
-	move_fd(c->io->in, STDIN_FILENO);
-	move_fd(c->io->out, STDOUT_FILENO);
-	move_fd(c->io->err, STDERR_FILENO);
+	move_fd(c->fd[0], STDIN_FILENO);
+	move_fd(c->fd[1], STDOUT_FILENO);
+	move_fd(c->fd[2], STDERR_FILENO);
 	signals_restore(c->ss);
 #ifdef __linux__
 	/* environ is retry's own memory: execvpe() leaves it alone. */
@@ -158,14 +162,16 @@ start_child(struct child *c)
 }
 
 /*
- * Starts the command; 0 and the pid, or the errno of a failed exec,
- * after which the child is reaped here.
+ * Starts the command argv with the environment envp, its stdin, stdout
+ * and stderr moved from fd (-1: retry's own), in a process group of its
+ * own if own_group; 0 and the pid, or the errno of a failed exec, after
+ * which the child is reaped here.
  */
 int
 spawn_command(const struct sigstate *ss, char **argv, char **envp,
-    const struct attempt_io *io, pid_t *pidp)
+    const int fd[3], bool own_group, pid_t *pidp)
 {
-	struct child c = { ss, argv, envp, io, 0, -1 };
+	struct child c = { ss, argv, envp, fd, own_group, 0, -1 };
 	pid_t pid;
 	int st;
 

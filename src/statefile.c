@@ -31,7 +31,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "backoff.h"
+#include "clock.h"
+#include "defs.h"
+#include "fd.h"
+#include "signals.h"
+#include "statefile.h"
 
 #define LOCK_POLL_MS	5
 

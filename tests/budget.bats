@@ -325,6 +325,24 @@ for _ in range(6000):
 	run -0 --separate-stderr "$RETRY" --dry-run -n 2 --budget=api \
 	    --breaker=api
 	[ ! -e "$STATE" ]
+	[ -z "$stderr" ]
+	[ "${lines[-2]}" = "# retry budget 'api': in a local state file" ]
+	[ "${lines[-1]}" = "# circuit breaker 'api': in a local state file" ]
+}
+
+@test "--dry-run shows the Redis server, database and socket as parsed" {
+	run -0 --separate-stderr "$RETRY" --dry-run -n 1 \
+	    --budget='redis://alice@cache/3/api,tokens=5' \
+	    --breaker='unix://bob@/run/redis/redis.sock/job?db=2,failures=1'
+	[ -z "$stderr" ]
+	[ "${lines[-2]}" = "# retry budget 'api': in Redis at redis://alice@cache:6379/3/api" ]
+	[ "${lines[-1]}" = "# circuit breaker 'job': in Redis at unix://bob@/run/redis/redis.sock/job?db=2" ]
+	# A NAME of digits alone is still a NAME; database 0 is the default.
+	run -0 --separate-stderr "$RETRY" --dry-run -n 1 \
+	    --budget='redis://[::1]:7000/7' --breaker='unix:///tmp/r.sock/0'
+	[ -z "$stderr" ]
+	[ "${lines[-2]}" = "# retry budget '7': in Redis at redis://[::1]:7000/7" ]
+	[ "${lines[-1]}" = "# circuit breaker '0': in Redis at unix:///tmp/r.sock/0" ]
 }
 
 @test "bad --budget and --breaker values are refused with the reason" {
@@ -348,11 +366,40 @@ for _ in range(6000):
 	bad_value breaker 'api,cooldown=0' \
 	    "cooldown: expected a DURATION above 0"
 	bad_value breaker 'api,failures=x' "failures: expected 1 to 1000000"
-	bad_value budget 'redis://' "expected redis://HOST[:PORT]/NAME"
-	bad_value budget 'redis://h' "expected redis://HOST[:PORT]/NAME"
+	bad_value budget 'redis://' "expected redis://HOST[:PORT][/DB]/NAME"
+	bad_value budget 'redis://h' "expected redis://HOST[:PORT][/DB]/NAME"
 	bad_value budget 'redis://h:0/api' "expected a port from 1 to 65535"
 	bad_value budget 'redis://h:65536/api' "expected a port from 1 to 65535"
 	bad_value budget 'redis://[::1/api' "no ']' after the IPv6 address"
+	bad_value budget 'redis://[::1/x]/api' "no ']' after the IPv6 address"
+	# A database (issue 21): the first of two segments, digits only.
+	local db="expected a database number from 0 to 2147483647"
+	bad_value budget 'redis://h/x/api' "$db"
+	bad_value budget 'redis://h//api' "$db"
+	bad_value budget 'redis://h/-1/api' "$db"
+	bad_value budget 'redis://h/2147483648/api' "$db"
+	bad_value budget 'redis://h/1/2/api' \
+	    "NAME takes letters, digits, '.', '_' and '-'"
+	bad_value budget 'redis://h/api?db=1' \
+	    "NAME takes letters, digits, '.', '_' and '-'"
+	# A Unix socket: an absolute path, then NAME, then ?db=DB.
+	local sock="expected unix:///PATH/NAME[?db=DB]"
+	bad_value budget 'unix://' "$sock"
+	bad_value budget 'unix://run/redis.sock/api' "$sock"
+	bad_value budget 'unix:///api' "$sock"
+	bad_value budget 'unix:///run/redis.sock/api?database=1' "$sock"
+	bad_value budget 'unix:///run/redis.sock/api?db=' "$db"
+	bad_value budget 'unix:///run/redis.sock/api?db=x,tokens=2' "$db"
+	bad_value budget 'unix:///run/redis.sock/' \
+	    "NAME takes letters, digits, '.', '_' and '-'"
+	bad_value budget 'unix://a:pw@/run/redis.sock/api' \
+	    "a password in the URL would show in ps(1): put it in REDISCLI_AUTH"
+	# 108 bytes: one more than sun_path holds.  The message shows the
+	# first 100 bytes of the value, then "...".
+	local long
+	long=unix://$(printf '/%.0s' {1..3})$(printf 's%.0s' {1..105})/api
+	quick --dry-run --budget="$long"
+	usage_error "invalid --budget '${long:0:100}...': the socket's path is longer than 107 bytes"
 	# Good ones, in full.
 	quick --dry-run -n 1 --budget=a.b_c-1,tokens=1000000,ratio=0.125 \
 	    --breaker='redis://[::1]:7000/x,failures=1,cooldown=1m30s'

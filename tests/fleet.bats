@@ -118,8 +118,8 @@ rcli() {
 
 @test "the script runs by its SHA-1, and is loaded again when the server lost it" {
 	local sha
-	sha=$(sed -n 's/^const char guard_lua_sha1\[\] = "\([0-9a-f]*\)";$/\1/p' \
-	    "$ROOT/src/budget.c")
+	# The SHA-1 that retry computes of the script it embeds is Redis's.
+	sha=$("$ROOT/tests/helpers/guard-rules" sha1)
 	[ "${#sha}" -eq 40 ]
 	run -0 "$RETRY" --budget="$URL/api" -- true
 	[ "$(rcli SCRIPT EXISTS "$sha")" = 1 ]
@@ -129,6 +129,21 @@ rcli() {
 	giving_up "$stderr" 1 "exit 1" "no attempts left"
 	[ "$(rcli SCRIPT EXISTS "$sha")" = 1 ]
 	[ "$(rcli HGET retry:api tokens)" = 99000 ]
+}
+
+@test "the Lua script gives every answer of the rules' table, as budget.c does" {
+	local rules=$ROOT/tests/helpers/guard-rules table=$ROOT/tests/guard-rules.txt
+	local sha
+	# -x: the script's bytes as they are, its last newline included.
+	sha=$("$rules" script | rcli -x SCRIPT LOAD)
+	[ "$sha" = "$("$rules" sha1)" ]
+	"$rules" expect "$table" >"$WORK/expected"
+	"$rules" redis "$table" "$sha" | rcli >"$WORK/got"
+	diff "$WORK/expected" "$WORK/got"
+	# Every case ran: a line of each, then its answers.
+	[ "$(grep -c '^line ' "$WORK/got")" -eq "$(grep -c '^[a-z]' "$table")" ]
+	# And budget.c agrees with the same table (tests/rules.bats).
+	run -0 --separate-stderr "$rules" check "$table"
 }
 
 @test "an unreachable Redis: one warning, and the run goes on without the limit" {
@@ -162,29 +177,48 @@ rcli() {
 
 # --- hostile peers (issue 19, item 2) -----------------------------------
 
-# peer MODE: starts helpers/guard-peer in MODE; PEER_URL, PEER_PID.
+# peer MODE [unix]: starts helpers/guard-peer in MODE, on 127.0.0.1 or
+# on a Unix socket; PEER_URL, PEER_PID.
 peer() {
 	require_tool python3
+	if [[ ${2-} == unix ]]; then
+		short_dir
+		"$ROOT/tests/helpers/guard-peer" "$1" "$WORK" \
+		    "$SHORT/peer.sock" 3>&- &
+		PEER_PID=$!
+		wait_for_file "$WORK/port"
+		PEER_URL=unix://$SHORT/peer.sock
+		return
+	fi
 	"$ROOT/tests/helpers/guard-peer" "$1" "$WORK" 3>&- &
 	PEER_PID=$!
 	wait_for_file "$WORK/port"
 	PEER_URL=redis://127.0.0.1:$(cat "$WORK/port")
 }
 
+# A directory with a short path, for sockets: a socket's path has at
+# most 107 bytes, and $BATS_TEST_TMPDIR may be longer.  SHORT.
+short_dir() {
+	[[ -n ${SHORT-} ]] || SHORT=$(mktemp -d /tmp/retry-fleet.XXXXXX)
+}
+
 teardown() {
 	local pid
-	for pid in ${PEER_PID-} ${AUTH_PID-}; do
+	for pid in ${PEER_PID-} ${AUTH_PID-} ${UNIX_PID-}; do
 		kill "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null || true
 	done
+	if [[ -n ${SHORT-} ]]; then
+		rm -rf "$SHORT"
+	fi
 }
 
-# hostile MODE REASON: against the peer in MODE, a budget costs one
-# warning with REASON, in bounded time (the KILL after 20 s would give
+# hostile MODE REASON [unix]: against the peer in MODE, a budget costs
+# one warning with REASON, in bounded time (the KILL after 20 s would give
 # 137) and bounded memory (max RSS under 256 MiB, room for valgrind; a
 # plain build stays under 4 MiB), and the run goes on.
 hostile() {
-	peer "$1"
+	peer "$1" "${3-}"
 	run -1 --separate-stderr /usr/bin/time -f %M -o "$WORK/rss" \
 	    timeout -s KILL 20 "$RETRY" -n 2 -b 0 -j none \
 	    --budget="$PEER_URL/api,tokens=1" -- false
@@ -216,9 +250,22 @@ hostile() {
 	hostile close "connection closed by the server"
 }
 
-@test "a stop signal ends the wait for a trickling peer, before attempt 1" {
+@test "a peer on a Unix socket that trickles its reply costs the limit after half a second" {
+	hostile trickle "no answer within 500 ms" unix
+}
+
+@test "a peer on a Unix socket that announces a 1 GB string costs the limit, not the memory" {
+	hostile huge "reply larger than 4096 bytes" unix
+}
+
+@test "a peer on a Unix socket that says nothing costs the limit after half a second" {
+	hostile silent "no answer within 500 ms" unix
+}
+
+# stop_peer [unix]: TERM to a retry waiting on a trickling peer ends it.
+stop_peer() {
 	local pid rc=0
-	peer trickle
+	peer trickle "${1-}"
 	"$RETRY" --breaker="$PEER_URL/job" -- touch "$WORK/ran" \
 	    2>"$WORK/err" 3>&- &
 	pid=$!
@@ -230,6 +277,14 @@ hostile() {
 	[ "$rc" -eq 143 ]
 	[ ! -e "$WORK/ran" ]
 	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
+}
+
+@test "a stop signal ends the wait for a trickling peer, before attempt 1" {
+	stop_peer
+}
+
+@test "a stop signal ends the wait for a trickling peer on a Unix socket" {
+	stop_peer unix
 }
 
 @test "a key that nothing touched for a day expires" {
@@ -308,4 +363,123 @@ stop_auth_redis() {
 	[ -z "$stderr" ]
 	[[ $output == *"--budget=redis://127.0.0.1:$AUTH_PORT/api"* ]]
 	[[ $output != *s3cret* ]]
+}
+
+# --- a database and a Unix socket (issue 21) -------------------------------
+
+# start_unix_redis [ARGS...]: a second server, on a Unix socket only
+# (port 0), that only this user may use: SOCK, UNIX_PID.  ARGS go to
+# redis-server (a requirepass, say).
+start_unix_redis() {
+	local j
+	short_dir
+	SOCK=$SHORT/redis.sock
+	redis-server --port 0 --unixsocket "$SOCK" --unixsocketperm 700 \
+	    --save '' --appendonly no --daemonize no "$@" \
+	    >"$WORK/redis-unix.log" 2>&1 3>&- &
+	UNIX_PID=$!
+	for ((j = 0; j < 1000; j++)); do
+		ucli ping 2>/dev/null | grep -q -e PONG -e NOAUTH && return 0
+		sleep 0.01
+	done
+	cat "$WORK/redis-unix.log" >&2
+	return 1
+}
+
+ucli() {
+	redis-cli -s "$SOCK" "$@"
+}
+
+@test "the budget and the breaker in Redis over a Unix socket" {
+	start_unix_redis
+	local u=unix://$SOCK
+	[ "$(stat -c %a "$SOCK")" = 700 ]
+	run -1 --separate-stderr "$RETRY" -n 5 -b 0 -j none \
+	    --budget="$u/api,tokens=4" -- false
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/5 failed (exit 1), next in 0.000s" ]
+	giving_up "${stderr_lines[1]}" 2 "exit 1" "retry budget 'api' exhausted"
+	[ "$(ucli HGET retry:api tokens)" = 2000 ]
+	run -1 --separate-stderr "$RETRY" -n 1 \
+	    --breaker="$u/job,failures=1,cooldown=1h" -- false
+	giving_up "$stderr" 1 "exit 1" "no attempts left"
+	[ "$(ucli HGET retry:job state)" = 1 ]
+	run -75 --separate-stderr "$RETRY" \
+	    --breaker="$u/job,failures=1,cooldown=1h" -- touch "$WORK/ran"
+	[[ $stderr =~ ^retry:\ circuit\ breaker\ \'job\'\ is\ open:\ not\ running\ the\ command\;\ next\ probe\ in\ 359[0-9]\.[0-9]{3}s$ ]]
+	[ ! -e "$WORK/ran" ]
+	# Nothing went to the TCP server, nor to a local file.
+	[ "$(rcli DBSIZE)" = 0 ]
+	[ ! -e "$STATE" ]
+}
+
+@test "a database other than 0 holds the keys, over TCP and over a socket" {
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
+	    --budget="$URL/3/api,tokens=4" --breaker="$URL/3/job" -- false
+	giving_up "${stderr_lines[1]}" 2 "exit 1" "no attempts left"
+	[ "$(rcli -n 3 HGET retry:api tokens)" = 2000 ]
+	[ "$(rcli -n 3 HGET retry:job failures)" = 1 ]
+	(($(rcli -n 3 PTTL retry:api) > 86000000))
+	[ "$(rcli -n 0 DBSIZE)" = 0 ]
+	start_unix_redis
+	run -0 --separate-stderr "$RETRY" --budget="unix://$SOCK/api?db=2" \
+	    --breaker="unix://$SOCK/job?db=2,failures=1" -- true
+	[ -z "$stderr" ]
+	[ "$(ucli -n 2 HGET retry:api tokens)" = 100000 ]
+	[ "$(ucli -n 2 HGET retry:job state)" = 0 ]
+	[ "$(ucli -n 0 DBSIZE)" = 0 ]
+}
+
+@test "a database the server does not have: one warning that names it, and the run goes on" {
+	# A server has 16 databases unless told otherwise: 0 to 15.
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
+	    --budget="$URL/16/api,tokens=1" -- false
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "${stderr_lines[0]}" = "retry: $URL/16/api: SELECT 16: ERR DB index is out of range: going on without retry budget 'api'" ]
+	[ "${stderr_lines[1]}" = \
+	    "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
+	giving_up "${stderr_lines[2]}" 2 "exit 1" "no attempts left"
+	[ "$(rcli DBSIZE)" = 0 ]
+}
+
+@test "a password and a database over a socket: AUTH first, then SELECT" {
+	start_unix_redis --requirepass s3cret
+	local u="unix://$SOCK/api?db=5"
+	run -0 --separate-stderr env REDISCLI_AUTH=s3cret "$RETRY" \
+	    --budget="$u" -- true
+	[ -z "$stderr" ]
+	[ "$(REDISCLI_AUTH=s3cret ucli -n 5 HGET retry:api tokens)" = 100000 ]
+	[ "$(REDISCLI_AUTH=s3cret ucli -n 0 DBSIZE)" = 0 ]
+	run -0 --separate-stderr env REDISCLI_AUTH=wrong "$RETRY" \
+	    --budget="$u" -- true
+	[ "$stderr" = "retry: $u: AUTH: WRONGPASS invalid username-password pair or user is disabled.: going on without retry budget 'api'" ]
+	run -0 --separate-stderr env -u REDISCLI_AUTH "$RETRY" \
+	    --budget="$u" -- true
+	[ "$stderr" = "retry: $u: SELECT 5: NOAUTH Authentication required.: going on without retry budget 'api'" ]
+}
+
+@test "a socket that is missing or refuses: one warning, and the run goes on" {
+	short_dir
+	run -0 --separate-stderr "$RETRY" \
+	    --budget="unix://$SHORT/none.sock/api" -- touch "$WORK/ran"
+	[ "$stderr" = "retry: unix://$SHORT/none.sock/api: No such file or directory: going on without retry budget 'api'" ]
+	[ -e "$WORK/ran" ]
+	# A file that is not a socket refuses the connection.
+	: >"$SHORT/file.sock"
+	run -1 --separate-stderr "$RETRY" -n 1 \
+	    --breaker="unix://$SHORT/file.sock/job" -- false
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = "retry: unix://$SHORT/file.sock/job: Connection refused: going on without circuit breaker 'job'" ]
+	giving_up "${stderr_lines[1]}" 1 "exit 1" "no attempts left"
+}
+
+@test "a server on a socket that does not answer in time: one warning, and the run goes on" {
+	start_unix_redis
+	ucli CLIENT PAUSE 10000 >/dev/null
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
+	    --budget="unix://$SOCK/api?db=1,tokens=1" -- false
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "${stderr_lines[0]}" = "retry: unix://$SOCK/api?db=1: no answer within 500 ms: going on without retry budget 'api'" ]
+	giving_up "${stderr_lines[2]}" 2 "exit 1" "no attempts left"
 }

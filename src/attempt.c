@@ -1,9 +1,11 @@
 /*
- * proc.c: one attempt as a process.  It starts the command, waits for it
- * while passing on the signals retry receives and servicing the extra
- * descriptors of an io_pump, times it out (--timeout, --max-time, then
- * SIGKILL after --kill-after), and classifies how it ended.  Between
- * attempts it sleeps and clears what the last attempt left running.
+ * attempt.c: running one command, an attempt or a hook, to its end.  It
+ * takes a struct attempt_spec: the command, its environment, its time
+ * limits and its streams.  It starts the command, waits for it while
+ * passing on the signals retry receives and servicing its streams, times
+ * it out (the spec's timeout and deadline, then SIGKILL after its
+ * kill-after), and classifies how it ended.  Between attempts it sleeps
+ * and clears what the last attempt left running.
  *
  * retry reaps every child itself, so it never signals a pid it has
  * reaped; which processes belong to an attempt is leftovers.c's to say.
@@ -18,9 +20,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "attempt.h"
+#include "backoff.h"
+#include "clock.h"
+#include "defs.h"
+#include "leftovers.h"
+#include "outcomes.h"
+#include "signals.h"
+#include "spawn.h"
+#include "streams.h"
 
-#define MAX_POLL_FDS	(2 * ATTEMPT_PUMPS)
 /* Where no pidfd tells when a leftover ends: look again this often. */
 #define LEFTOVER_POLL		(20 * NSEC_PER_MSEC)
 #define LEFTOVER_POLL_MAX	NSEC_PER_SEC
@@ -48,9 +57,9 @@ has_terminal(void)
  * told from the caller's other processes.
  */
 void
-proc_init(const struct config *cfg)
+attempt_init(bool foreground)
 {
-	if (!cfg->foreground && getpgrp() != getpid() && !has_terminal())
+	if (!foreground && getpgrp() != getpid() && !has_terminal())
 		setpgid(0, 0);
 	leftovers_init();
 }
@@ -97,7 +106,7 @@ signal_attempt(const struct sigstate *ss, pid_t pid, int sig, bool cont)
 		if (cont)
 			kill(pid, SIGCONT);
 	}
-	return count + leftovers_signal(ss->self, pid, sig, cont);
+	return count + leftovers_signal(signals_self(ss), pid, sig, cont);
 }
 
 /*
@@ -116,6 +125,7 @@ pass_on(const struct sigstate *ss, pid_t pid)
 }
 
 struct watch {
+	const struct attempt_spec *spec;
 	pid_t	pid;
 	pid_t	group;		/* the group a hook leads, 0: none */
 	nsec_t	limit;		/* timeout or deadline, 0: none */
@@ -155,7 +165,7 @@ await_leftovers(const struct sigstate *ss, int sig, nsec_t kill_at)
 			sig = SIGKILL;
 			kill_at = 0;
 		}
-		if (leftovers_watch(&lw, ss->self, sig, sig != 0 &&
+		if (leftovers_watch(&lw, signals_self(ss), sig, sig != 0 &&
 		    sig != SIGKILL && sig != SIGCONT) == 0)
 			break;
 		sig = 0;
@@ -217,28 +227,27 @@ pass_on_watched(const struct sigstate *ss, struct watch *w)
 }
 
 static void
-escalate_later(struct watch *w, const struct config *cfg, nsec_t now)
+escalate_later(struct watch *w, nsec_t now)
 {
-	if (cfg->kill_after != NSEC_INF && w->kill_at == 0)
-		w->kill_at = nsec_add(now, cfg->kill_after) | 1;
+	if (w->spec->kill_after != NSEC_INF && w->kill_at == 0)
+		w->kill_at = nsec_add(now, w->spec->kill_after) | 1;
 }
 
 /* One step of the watch: forward, time out or kill as due. */
 static void
-watch_step(const struct sigstate *ss, struct watch *w,
-    const struct config *cfg)
+watch_step(const struct sigstate *ss, struct watch *w)
 {
+	int sig = w->spec->signal;
 	nsec_t now = mono_now();
 
 	pass_on_watched(ss, w);
 	if (!w->expired && w->limit != 0 && now >= w->limit) {
 		w->expired = true;
-		signal_watched(ss, w, cfg->timeout_signal,
-		    cfg->timeout_signal != SIGKILL);
-		if (cfg->timeout_signal == SIGKILL)
+		signal_watched(ss, w, sig, sig != SIGKILL);
+		if (sig == SIGKILL)
 			w->killed = true;
 		else
-			escalate_later(w, cfg, now);
+			escalate_later(w, now);
 	}
 	if (w->kill_at != 0 && now >= w->kill_at) {
 		/* Only a KILL that reached something was needed. */
@@ -263,61 +272,20 @@ classify(const struct watch *w, int status, struct outcome *o)
 	}
 }
 
-/* The descriptors the pumps wait for, each pump's after the last's. */
-static int
-pumps_fds(const struct io_pump *pump, struct pollfd *fds, int *count)
-{
-	int i, n = 0;
-
-	for (i = 0; i < ATTEMPT_PUMPS; i++) {
-		count[i] = pump[i].fds != NULL ? pump[i].fds(pump[i].arg,
-		    fds + n, MAX_POLL_FDS / ATTEMPT_PUMPS) : 0;
-		n += count[i];
-	}
-	return n;
-}
-
-/* Services each pump's descriptors; returns 0, or the failing pump + 1. */
-static int
-pumps_service(const struct io_pump *pump, const struct pollfd *fds,
-    const int *count, int *error)
-{
-	int i, n = 0;
-
-	for (i = 0; i < ATTEMPT_PUMPS; n += count[i], i++)
-		if (count[i] > 0 && (*error = pump[i].service(pump[i].arg,
-		    fds + n, count[i])) != 0)
-			return i + 1;
-	return 0;
-}
-
-/* Whether every pump is done with the attempt's output. */
-static bool
-pumps_done(const struct io_pump *pump)
-{
-	int i;
-
-	for (i = 0; i < ATTEMPT_PUMPS; i++)
-		if (pump[i].done != NULL && !pump[i].done(pump[i].arg))
-			return false;
-	return true;
-}
-
 /*
- * Waits for the command, servicing the pumps, until it is reaped and its
- * output is complete; returns its wait status.  The limit bounds both:
- * once it passed and no KILL is to follow, the output is taken as it is;
- * once a stop signal came and the command is reaped, what is ready is
- * passed on and a stalled reader is not waited for.
- * A pump that fails kills the attempt first, then reports.
+ * Waits for the command, servicing its streams st (or NULL), until it is
+ * reaped and its output is complete; returns its wait status.  The limit
+ * bounds both: once it passed and no KILL is to follow, the output is
+ * taken as it is; once a stop signal came and the command is reaped,
+ * what is ready is passed on and a stalled reader is not waited for.
+ * Streams that fail kill the attempt first, then report.
  */
 static int
 watch_attempt(const struct sigstate *ss, struct watch *w,
-    const struct config *cfg, const struct io_pump *pump)
+    struct streams *st)
 {
-	struct pollfd fds[MAX_POLL_FDS];
-	int nfds, count[ATTEMPT_PUMPS], status = 0, failed = 0, error = 0;
-	int ready;
+	struct pollfd fds[STREAMS_FDS];
+	int nfds, status = 0, failed = 0, ready;
 	bool stopping;
 
 	for (;;) {
@@ -325,71 +293,83 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
 		if (w->pid != 0 && signals_child_exited() &&
 		    reap(w->pid, &status))
 			w->pid = 0;	/* reaped: never signalled again */
-		watch_step(ss, w, cfg);
-		if (w->pid == 0 && (failed != 0 || pumps_done(pump) ||
-		    (w->expired && w->kill_at == 0)))
+		watch_step(ss, w);
+		if (w->pid == 0 && (failed != 0 || st == NULL ||
+		    streams_done(st) || (w->expired && w->kill_at == 0)))
 			break;
 		/* After a stop, what is ready is passed on; nothing waits. */
 		stopping = w->pid == 0 && signals_stop() != 0;
-		nfds = failed == 0 ? pumps_fds(pump, fds, count) : 0;
+		nfds = failed == 0 && st != NULL ? streams_fds(st, fds) : 0;
 		ready = signals_wait(ss, fds, nfds, stopping ? mono_now() :
 		    earliest(w->expired ? 0 : w->limit, w->kill_at));
 		if (ready <= 0 && stopping)
 			break;
 		if (ready > 0 && nfds > 0 &&
-		    (failed = pumps_service(pump, fds, count, &error)) != 0)
+		    (failed = streams_service(st, fds, nfds)) != 0)
 			signal_attempt(ss, w->pid, SIGKILL, false);
 	}
 	if (failed != 0)
-		pump[failed - 1].fail(pump[failed - 1].arg, error);
+		streams_fail(st, failed);
 	return status;
 }
 
 /* The descriptors that are the command's now: retry's copies go. */
 static void
-close_handed_over(struct attempt_io *io)
+close_handed_over(const int fd[3])
 {
-	if (io->in >= 0)
-		close(io->in);
-	if (io->out >= 0)
-		close(io->out);
-	if (io->err >= 0)
-		close(io->err);
-	io->in = io->out = io->err = -1;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
+/* The attempt ended: its streams close, and say what output matched. */
+static void
+end_streams(struct streams *st, struct outcome *o)
+{
+	o->matched = -1;
+	if (st != NULL)
+		o->matched = streams_end(st, &o->matched_text);
 }
 
 /*
- * Runs one attempt to its end.  It ends early at the absolute deadline
- * (0: none) or after --timeout; a signal retry receives is passed on.
+ * Runs the command of sp to its end.  It ends early at the spec's
+ * absolute deadline or after its timeout; a signal retry receives is
+ * passed on.
  */
 void
-proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
-    struct attempt_io *io, nsec_t deadline, struct outcome *o)
+attempt_run(const struct sigstate *ss, const struct attempt_spec *sp,
+    struct outcome *o)
 {
 	struct watch w;
-	nsec_t start = mono_now();
-	int e, status;
+	nsec_t start = mono_now(), deadline = sp->deadline;
+	int fd[3] = { sp->fd[0], sp->fd[1], sp->fd[2] }, e, status;
 
 	memset(o, 0, sizeof(*o));
-	o->matched = -1;
 	memset(&w, 0, sizeof(w));
-	e = spawn_command(ss, cfg->argv, envp, io, &w.pid);
-	close_handed_over(io);
+	w.spec = sp;
+	if (sp->streams != NULL)
+		streams_begin(sp->streams, fd);
+	e = spawn_command(ss, sp->argv, sp->envp, fd, sp->own_group, &w.pid);
+	close_handed_over(fd);
 	if (e != 0) {
 		o->kind = OUT_NOEXEC;
 		o->value = e == ENOENT ? EXIT_ENOENT : EXIT_CANNOT_INVOKE;
 		o->error = e;
 		o->duration = mono_now() - start;
+		end_streams(sp->streams, o);
 		return;
 	}
-	w.group = io->own_group ? w.pid : 0;
-	w.limit = cfg->timeout != 0 ? nsec_add(start, cfg->timeout) : 0;
+	w.group = sp->own_group ? w.pid : 0;
+	w.limit = sp->timeout != 0 ? nsec_add(start, sp->timeout) : 0;
 	if (deadline != 0 && (w.limit == 0 || deadline <= w.limit)) {
 		w.limit = deadline;
 		o->deadline = true;
 	}
-	status = watch_attempt(ss, &w, cfg, io->pump);
+	status = watch_attempt(ss, &w, sp->streams);
 	o->duration = mono_now() - start;
+	end_streams(sp->streams, o);
 	/* A signal that came as the command ended still counts. */
 	signals_take_pending(ss);
 	pass_on(ss, 0);
@@ -404,7 +384,7 @@ proc_run(const struct sigstate *ss, const struct config *cfg, char **envp,
  * other signals find no attempt to pass them on to, and are dropped.
  */
 int
-proc_sleep(const struct sigstate *ss, nsec_t until,
+attempt_sleep(const struct sigstate *ss, nsec_t until,
     void (*tick)(nsec_t, void *), void *arg)
 {
 	nsec_t now, next;
@@ -428,19 +408,18 @@ proc_sleep(const struct sigstate *ss, nsec_t until,
 
 /*
  * Before the next attempt: what the last one left running in retry's
- * group gets --signal, then SIGKILL after --kill-after or at the absolute
- * deadline (0: none), whichever comes first.  Returns 0, or the stop
- * signal that interrupted the wait.
+ * group gets sig, then SIGKILL after kill_after (NSEC_INF: never) or at
+ * the absolute deadline (0: none), whichever comes first.  Returns 0, or
+ * the stop signal that interrupted the wait.
  */
 int
-proc_clear_leftovers(const struct sigstate *ss, const struct config *cfg,
+attempt_clear_leftovers(const struct sigstate *ss, int sig, nsec_t kill_after,
     nsec_t deadline)
 {
 	nsec_t kill_at = 0;
 
 	reap(0, NULL);
-	if (cfg->kill_after != NSEC_INF)
-		kill_at = nsec_add(mono_now(), cfg->kill_after);
-	return await_leftovers(ss, cfg->timeout_signal,
-	    earliest(kill_at, deadline));
+	if (kill_after != NSEC_INF)
+		kill_at = nsec_add(mono_now(), kill_after);
+	return await_leftovers(ss, sig, earliest(kill_at, deadline));
 }

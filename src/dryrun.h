@@ -1,0 +1,16 @@
+/*
+ * dryrun.h: what dryrun.c offers its callers: --dry-run, the schedule as a
+ * table on stdout; returns 0.
+ */
+#ifndef DRYRUN_H
+#define DRYRUN_H
+
+#include "defs.h"
+
+struct config;
+
+#define DRYRUN_UNLIMITED_ROWS	20
+
+int		 dry_run(const struct config *cfg);
+
+#endif /* DRYRUN_H */

@@ -1,0 +1,25 @@
+/*
+ * fd.h: what fd.c offers its callers: the descriptors retry opens for
+ * itself, all above 2.
+ */
+#ifndef FD_H
+#define FD_H
+
+#include <sys/types.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "defs.h"
+
+int		 fd_above_stdio(int fd);
+int		 fd_tty_nonblock(int fd);
+int		 fd_pipe(int p[2]);
+int		 fd_tmpfile(void);
+void		 fd_grow_pipe(int fd);
+bool		 fd_file_full(void);
+ssize_t		 fd_send_file(int in, off_t *off, int out, size_t len);
+ssize_t		 fd_take_stream(int in, int out, off_t off, size_t len);
+void		 fd_write_all(int fd, const char *s, size_t len);
+
+#endif /* FD_H */
