@@ -121,6 +121,12 @@ tests/helpers/ere-test: tests/helpers/ere-test.c src/ere.c src/ere.h
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -Isrc -o tests/helpers/ere-test \
 	    tests/helpers/ere-test.c src/ere.c $(LDFLAGS)
 
+# The programs the suite runs besides retry: every target that runs the
+# whole suite builds them all.
+TEST_HELPERS = tests/helpers/wstatus tests/helpers/zombie-leader \
+	       tests/helpers/guard-rules tests/helpers/ere-test
+test-helpers: $(TEST_HELPERS)
+
 # The set-up commands: they install what is missing, then build.
 demo:
 	@sh build-aux/deps.sh build
@@ -129,8 +135,7 @@ demo:
 
 check:
 	@sh build-aux/deps.sh check
-	@$(MAKE) retry tests/helpers/wstatus tests/helpers/zombie-leader \
-	    tests/helpers/guard-rules tests/helpers/ere-test
+	@$(MAKE) retry $(TEST_HELPERS)
 	$(BATS) --jobs 2 $(TESTS)
 
 # The core suites alone, with nothing installed: for other builds.
@@ -155,8 +160,7 @@ uninstall:
 	    $(DESTDIR)$(FISHCOMPDIR)/retry.fish
 
 clean:
-	rm -f retry tests/helpers/wstatus tests/helpers/zombie-leader \
-	    tests/helpers/guard-rules src/guard-lua.h tests/helpers/ere-test
+	rm -f retry $(TEST_HELPERS) src/guard-lua.h
 	rm -rf build fuzz/out
 
-.PHONY: all demo check check-core install uninstall clean
+.PHONY: all demo check check-core test-helpers install uninstall clean

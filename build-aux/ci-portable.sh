@@ -10,7 +10,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 make clean
-make PORTABLE=1 CFLAGS="-g -Werror" retry tests/helpers/wstatus
+make PORTABLE=1 CFLAGS="-g -Werror" retry
+make test-helpers
 mkdir -p build/portable
 cp retry build/portable/retry
 BUILD_PORTABLE=1 RETRY="$PWD/build/portable/retry" \

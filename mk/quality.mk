@@ -34,7 +34,7 @@ build/asan/quality-canary: tests/helpers/quality-canary.c
 	$(QUALITY_CC) -g -O1 $(SAN_FLAGS) -o $@ tests/helpers/quality-canary.c
 
 check-sanitize: build/asan/retry build/asan/quality-canary \
-    tests/helpers/wstatus tests/helpers/zombie-leader tests/helpers/guard-rules
+    $(TEST_HELPERS)
 	sh build-aux/check-sanitize.sh $(CURDIR)/build/asan/retry \
 	    $(CURDIR)/build/asan/quality-canary $(CURDIR)/build/asan/logs \
 	    $(BATS) --jobs 2 $(TESTS)
@@ -69,7 +69,7 @@ build/valgrind/quality-canary: tests/helpers/quality-canary.c
 	$(CC) -g -O0 -o $@ tests/helpers/quality-canary.c
 
 check-valgrind: build/valgrind/retry build/valgrind/quality-canary \
-    tests/helpers/wstatus tests/helpers/zombie-leader tests/helpers/guard-rules
+    $(TEST_HELPERS)
 	@test -n "$(VALGRIND_TESTS)" || { echo "no tests to run" >&2; exit 1; }
 	sh build-aux/check-valgrind.sh $(CURDIR)/build/valgrind/quality-canary \
 	    $(BATS) --jobs 2 $(VALGRIND_TESTS)
