@@ -1,7 +1,7 @@
 /*
  * ere.h: retry's own POSIX extended regular expressions, matched in time
- * linear in the text (see ere.c).  A leaf module: it calls nothing else
- * of retry's.
+ * linear in the text (see ere.c).  It calls eresyntax.c, which calls
+ * ereclass.c; neither calls anything else of retry's.
  */
 #ifndef ERE_H
 #define ERE_H

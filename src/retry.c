@@ -39,6 +39,9 @@
  *	 |	 |- feed.c	-I: every attempt's stdin, spooled
  *	 |	 |- held.c	-O: the held output, from creation to drain
  *	 |	 `- match.c	the output conditions (retry.c: compile them)
+ *	 |	     `- ere.c	the EREs, compiled and matched in linear time
+ *	 |		 `- eresyntax.c		an ERE read into a tree
+ *	 |		     `- ereclass.c	byte sets, the 12 classes
  *	 `- backoff.c	the schedule, the random source, nsec_add()
  *	format.c	values as text (parse.c, log.c, dryrun.c, ...)
  *	escape.c	outside text made safe for each sink
