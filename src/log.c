@@ -96,7 +96,9 @@ is_regular(int fd)
 static ssize_t
 bounded_write(void *cookie, const char *buf, size_t len)
 {
-	fd_write_all(*(const int *)cookie, buf, len);
+	const struct log *lg = cookie;
+
+	fd_write_all(lg->tty, buf, len);
 	return (ssize_t)len;
 }
 #endif
@@ -105,31 +107,25 @@ bounded_write(void *cookie, const char *buf, size_t len)
  * err(3) and warn(3) write to stdio's stderr, which blocks on a terminal
  * that nobody reads (Ctrl-S, a stalled ssh), with retry's signals
  * blocked: an error would hang it for good.  Where the C library lets
- * stderr be replaced (glibc), it becomes a stream whose writes go to tty,
- * bounded by fd_write_all().  Elsewhere errors are written as the C
- * library writes them.
+ * stderr be replaced (glibc), it becomes a stream whose writes go to
+ * lg->tty, bounded by fd_write_all(); lg lives as long as the run, to
+ * the exit(3) that flushes the stream.  Elsewhere errors are written as
+ * the C library writes them.
  */
 static void
-bound_errors(int tty)
+bound_errors(struct log *lg)
 {
 #ifdef __GLIBC__
 	cookie_io_functions_t io = { .write = bounded_write };
-	int *fd;
 	FILE *f;
 
-	/* Kept for as long as stderr is: never freed. */
-	if ((fd = malloc(sizeof(*fd))) == NULL)
+	if ((f = fopencookie(lg, "w", io)) == NULL)
 		return;
-	*fd = tty;
-	if ((f = fopencookie(fd, "w", io)) == NULL) {
-		free(fd);
-		return;
-	}
 	setvbuf(f, NULL, _IOLBF, BUFSIZ);
 	fflush(stderr);
 	stderr = f;
 #else
-	(void)tty;
+	(void)lg;
 #endif
 }
 
@@ -138,15 +134,14 @@ bound_errors(int tty)
  * fd_write_all() bounds: a terminal nobody reads must not stop retry.
  * Errors go there too.
  */
-static int
-stderr_for_messages(void)
+static void
+open_terminal(struct log *lg)
 {
-	int fd = fd_tty_nonblock(STDERR_FILENO);
-
-	if (fd == -1)
-		return STDERR_FILENO;
-	bound_errors(fd);
-	return fd;
+	lg->fd = STDERR_FILENO;
+	if ((lg->tty = fd_tty_nonblock(STDERR_FILENO)) == -1)
+		return;
+	lg->fd = lg->tty;
+	bound_errors(lg);
 }
 
 /* Sets up the messages as the command line lo asks for them. */
@@ -156,7 +151,7 @@ log_open(struct log *lg, const struct log_options *lo)
 	const char *gh;
 
 	memset(lg, 0, sizeof(*lg));
-	lg->fd = stderr_for_messages();
+	open_terminal(lg);
 	lg->gh_output = -1;
 	lg->format = lo->format;
 	lg->verbosity = lo->verbosity;

@@ -553,41 +553,56 @@ env_words(char *argv0, int *envc, char ***envv)
 		*envc = 0;
 }
 
+/* --help, --version or --preset=list: prints it, returns the status. */
+static int
+print_info(enum parse_result r)
+{
+	switch (r) {
+	case PARSE_HELP:
+		return help_print(stdout) == EOF ? EXIT_CANCELED : 0;
+	case PARSE_VERSION:
+		printf("retry %s\n", RETRY_VERSION);
+		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
+	default:
+		if (preset_list(stdout) != 0)
+			err(EXIT_CANCELED, "standard output");
+		return 0;
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct config cfg;
 	struct run run;
 	struct matcher *matcher;
-	char msg[512], max_env[STATUS_BUF], **envv;
+	enum parse_result r;
+	char msg[512], max_env[STATUS_BUF], **envv, *shown = NULL;
 	nsec_t wait;
-	int sig, envc;
+	int sig, envc, status;
 
 	env_words(argv[0], &envc, &envv);
-	switch (parse_options(envc > 0 ? envv : NULL, argc, argv, &cfg, msg,
-	    sizeof(msg))) {
-	case PARSE_HELP:
-		return help_print(stdout) == EOF ? EXIT_CANCELED : 0;
-	case PARSE_VERSION:
-		printf("retry %s\n", RETRY_VERSION);
-		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
-	case PARSE_PRESETS:
-		if (preset_list(stdout) != 0)
-			err(EXIT_CANCELED, "standard output");
-		return 0;
-	case PARSE_ERROR:
+	r = parse_options(envc > 0 ? envv : NULL, argc, argv, &cfg, msg,
+	    sizeof(msg));
+	if (r == PARSE_ERROR)
 		usage_error(msg);
-	case PARSE_OK:
-		break;
+	/* The words are freed where main returns, for the leak checkers. */
+	if (r != PARSE_OK) {
+		free(envv);
+		return print_info(r);
 	}
-	if (envc > 0 && (cfg.env_options = envopts_show(envc, envv)) == NULL)
+	if (envc > 0 && (cfg.env_options = shown = envopts_show(envc,
+	    envv)) == NULL)
 		err(EXIT_CANCELED, "RETRY_OPTIONS");
 	if ((matcher = matcher_open(&cfg.conds, msg, sizeof(msg))) == NULL &&
 	    *msg != '\0')
 		usage_error(msg);
 	if (cfg.dry_run) {
 		matcher_free(matcher);	/* checked, never used */
-		return dry_run(&cfg);
+		status = dry_run(&cfg);
+		free(shown);
+		free(envv);
+		return status;
 	}
 	setup_run(&run, &cfg, max_env, matcher);
 	run.t0 = mono_now();

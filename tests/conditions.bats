@@ -520,7 +520,7 @@ HOLD_TTY=(sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"')
 @test "-t does not wait for --kill-after when nothing of the attempt is left to write to a stalled terminal" {
 	# The command dies of the TERM at once: a -k of 30 s has nothing to
 	# wait for, and the full terminal must not make retry wait for it.
-	stalled_start stalled_tty -n 1 -t 200ms -k 30s --retry-if-output=x \
+	stalled_start stalled_tty -n 1 -t 1s -k 30s --retry-if-output=x \
 	    -- "${FILL_TTY[@]}" "$WORK/done"
 	stalled_end
 	[ -s "$WORK/done" ]

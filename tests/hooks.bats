@@ -55,7 +55,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 
 @test "RETRY_STATUS of a timed-out attempt is 124, 137 if killed; -n inf is inf" {
 	require_linux_capability "leftover tracking"
-	run -0 --separate-stderr "$RETRY" -n inf -b 0 -t 100ms -k 100ms \
+	# -t gives attempt 2's sh time to ignore TERM even on a loaded host.
+	run -0 --separate-stderr "$RETRY" -n inf -b 0 -t 500ms -k 100ms \
 	    --on-retry="$SHOW" -- sh -c '
 	    case $RETRY_ATTEMPT in
 	    1) exec sleep "$MARK" ;;

@@ -73,11 +73,12 @@ COUNT='echo "$RETRY_ATTEMPT" >>"$WORK/runs"'
 }
 
 @test "--until-failure: -m ends a run of successes with exit 0" {
-	run -0 --separate-stderr "$RETRY" -n inf -m 150ms -b 40ms -j none \
+	# Sleeps of 400 and 800 ms, then 1.6 s would pass 1.5 s: the margins
+	# hold while each attempt takes under 150 ms, even under sanitizers.
+	run -0 --separate-stderr "$RETRY" -n inf -m 1500ms -b 400ms -j none \
 	    --until-failure -- sh -c "$COUNT"
-	# Sleeps of 40 and 80 ms, then 160 ms would pass 150 ms.
-	expect_stderr "$(ok 1 inf "exit 0" 0.040s)" \
-	    "$(ok 2 inf "exit 0" 0.080s)" \
+	expect_stderr "$(ok 1 inf "exit 0" 0.400s)" \
+	    "$(ok 2 inf "exit 0" 0.800s)" \
 	    "retry: all 3 attempts succeeded in Ts; the next sleep would pass --max-time"
 	[ "$(wc -l <"$WORK/runs")" -eq 3 ]
 }
