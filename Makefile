@@ -62,7 +62,8 @@ SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/preset.c \
 	  src/jsonlog.c src/format.c src/escape.c src/http.c src/hooks.c \
 	  src/attempt.c src/spawn.c src/leftovers.c src/streams.c src/feed.c \
 	  src/held.c src/match.c src/env.c src/signals.c src/fd.c src/clock.c \
-	  src/guard.c src/budget.c src/statefile.c src/redisstore.c src/sha1.c
+	  src/guard.c src/budget.c src/statefile.c src/redisstore.c src/sha1.c \
+	  src/ere.c
 HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
 	  src/config.h src/defs.h src/dryrun.h src/env.h src/envopts.h \
 	  src/escape.h src/fd.h src/feed.h src/format.h src/guard.h \
@@ -70,7 +71,7 @@ HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
 	  src/jsonlog.h src/leftovers.h src/log.h src/match.h \
 	  src/outcomes.h src/parse.h src/preset.h src/redisstore.h \
 	  src/signals.h src/spawn.h src/statefile.h src/streams.h \
-	  src/guardcodes.h src/sha1.h src/guard-lua.h
+	  src/guardcodes.h src/sha1.h src/guard-lua.h src/ere.h
 BATS	?= bats
 TESTS	= tests
 # The suites that need no tool beyond bats, perl and procps: CI runs them
@@ -115,6 +116,11 @@ tests/helpers/zombie-leader: tests/helpers/zombie-leader.c
 	    -pthread -o tests/helpers/zombie-leader \
 	    tests/helpers/zombie-leader.c $(LDFLAGS)
 
+# The table of cases of the ERE matcher (tests/ere.bats).
+tests/helpers/ere-test: tests/helpers/ere-test.c src/ere.c src/ere.h
+	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -Isrc -o tests/helpers/ere-test \
+	    tests/helpers/ere-test.c src/ere.c $(LDFLAGS)
+
 # The set-up commands: they install what is missing, then build.
 demo:
 	@sh build-aux/deps.sh build
@@ -124,7 +130,7 @@ demo:
 check:
 	@sh build-aux/deps.sh check
 	@$(MAKE) retry tests/helpers/wstatus tests/helpers/zombie-leader \
-	    tests/helpers/guard-rules
+	    tests/helpers/guard-rules tests/helpers/ere-test
 	$(BATS) --jobs 2 $(TESTS)
 
 # The core suites alone, with nothing installed: for other builds.
@@ -150,7 +156,7 @@ uninstall:
 
 clean:
 	rm -f retry tests/helpers/wstatus tests/helpers/zombie-leader \
-	    tests/helpers/guard-rules src/guard-lua.h
+	    tests/helpers/guard-rules src/guard-lua.h tests/helpers/ere-test
 	rm -rf build fuzz/out
 
 .PHONY: all demo check check-core install uninstall clean

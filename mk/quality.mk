@@ -77,8 +77,8 @@ check-valgrind: build/valgrind/retry build/valgrind/quality-canary \
 # --- libFuzzer ------------------------------------------------------------
 # One harness per parser; each checks properties, not only crashes (see
 # the comment at the top of each fuzz/NAME.c).  fuzz-ci runs them two at
-# a time: seven harnesses of FUZZ_CI_TIME seconds take four rounds.
-FUZZERS		= duration outcomes signal jitter options http guard
+# a time: eight harnesses of FUZZ_CI_TIME seconds take four rounds.
+FUZZERS		= duration outcomes signal jitter options http guard ere
 FUZZ_BINS	= $(FUZZERS:%=build/fuzz/%)
 FUZZ_CI_TIME	?= 60
 FUZZ_TIME	?= 900

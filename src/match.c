@@ -8,19 +8,20 @@
  * match does not cut the attempt short: the decision comes when it ends.
  */
 #include <err.h>
-#include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "defs.h"
+#include "ere.h"
 #include "match.h"
 
 #define LINE_MAX_MATCH	((size_t)64 * 1024)
 #define BLOCK_SIZE	(4 * LINE_MAX_MATCH)	/* lines matched at once */
 
 struct rule {
-	regex_t		 re;
+	struct ere	*re;
 	const char	*text;
 };
 
@@ -49,7 +50,7 @@ matcher_free(struct matcher *m)
 		return;
 	for (k = 0; k < MATCH_KINDS; k++) {
 		for (i = 0; i < m->nrules[k]; i++)
-			regfree(&m->rules[k][i].re);
+			ere_free(m->rules[k][i].re);
 		free(m->rules[k]);
 	}
 	free(m->out.block);
@@ -68,8 +69,8 @@ matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 	static const char *const names[] = { "success-if-output",
 	    "stop-if-output", "retry-if-output" };
 	struct matcher *m;
-	char why[128];
-	int k, i, rc;
+	const char *why;
+	int k, i;
 
 	*msg = '\0';
 	if (cfg->noutput[0] + cfg->noutput[1] + cfg->noutput[2] == 0)
@@ -89,11 +90,9 @@ matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 				matcher_free(m);
 				return NULL;
 			}
-			rc = regcomp(&m->rules[k][i].re, cfg->output[k][i],
-			    REG_EXTENDED | REG_NEWLINE);
-			if (rc != 0) {
-				regerror(rc, &m->rules[k][i].re, why,
-				    sizeof(why));
+			m->rules[k][i].re = ere_compile(cfg->output[k][i],
+			    &why);
+			if (m->rules[k][i].re == NULL) {
 				snprintf(msg, len, "invalid --%s '%s': %s",
 				    names[k], cfg->output[k][i], why);
 				matcher_free(m);
@@ -107,35 +106,31 @@ matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 
 /*
  * Matches the first n bytes of the block: whole lines, the newline of the
- * last one left out, or a last line that has none.  One regexec() call
- * serves many lines, since with REG_NEWLINE no match crosses a newline
- * and ^ and $ match at each.  Of the rules of the strongest kind that
- * match, the one whose match comes first names the condition.
+ * last one left out, or a last line that has none.  One ere_exec() call
+ * serves many lines: it matches each on its own, in time linear in its
+ * length.  Of the rules of the strongest kind that match, the one whose
+ * match comes first names the condition.
  */
 static void
 match_block(struct matcher *m, struct stream *s, size_t n)
 {
-	char saved = s->block[n];
-	regmatch_t pm;
-	regoff_t first;
+	size_t so, first;
 	int k, i;
 
-	s->block[n] = '\0';
 	/* Success, then stop, then retry: only a stronger kind can win. */
 	for (k = 0; k < MATCH_KINDS && (m->found == -1 || k < m->found);
 	    k++) {
-		first = -1;
+		first = SIZE_MAX;
 		for (i = 0; i < m->nrules[k]; i++)
-			if (regexec(&m->rules[k][i].re, s->block, 1, &pm,
-			    0) == 0 && (first == -1 || pm.rm_so < first)) {
-				first = pm.rm_so;
+			if (ere_exec(m->rules[k][i].re, s->block, n, &so) &&
+			    so < first) {
+				first = so;
 				m->found = k;
 				m->found_text = m->rules[k][i].text;
 			}
-		if (first != -1)
+		if (first != SIZE_MAX)
 			break;
 	}
-	s->block[n] = saved;
 }
 
 /* Matches the whole lines gathered, and keeps the one being read. */
@@ -152,8 +147,9 @@ flush_lines(struct matcher *m, struct stream *s)
 
 /*
  * Feeds bytes to the line assembler.  A line is kept up to its first NUL
- * byte (regexec() would stop there) and up to LINE_MAX_MATCH bytes; whole
- * lines are matched when the block is full and at the end of each read.
+ * byte (as when regexec() matched it: the man page says so) and up to
+ * LINE_MAX_MATCH bytes; whole lines are matched when the block is full
+ * and at the end of each read.
  */
 static void
 scan_bytes(struct matcher *m, struct stream *s, const char *p, size_t n)

@@ -1,0 +1,232 @@
+/*
+ * ere-test: the table of hand-picked cases for src/ere.c, run by
+ * tests/ere.bats.  Each case is an ERE and either the error it must give
+ * or a text and where its leftmost match must start (-1: no line
+ * matches).  Prints one line per failed case and exits 1 if any failed;
+ * with -v, one line per case.  The expected answers are glibc's
+ * regexec() (REG_EXTENDED | REG_NEWLINE) on one line, and retry's own
+ * choices where they differ on purpose (marked "retry:").
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ere.h"
+
+struct test {
+	const char	*ere;
+	const char	*text;		/* NULL: must be refused */
+	long		 start;		/* or the reason */
+	const char	*why;
+};
+
+#define NO	(-1)
+#define ERR(e, w)	{ e, NULL, 0, w }
+
+static const struct test tests[] = {
+	/* Literals, dot, concatenation, alternation. */
+	{ "error:", "an error: x", 3, NULL },
+	{ "error:", "an errr: x", NO, NULL },
+	{ "a.c", "xabc", 1, NULL },
+	{ "a.c", "a\nc", NO, NULL },		/* lines one by one */
+	{ "ab|cd", "xxcdab", 2, NULL },
+	{ "a|", "xyz", 0, NULL },		/* empty alternative */
+	{ "|a", "xyz", 0, NULL },
+	{ "(|a)b", "xab", 1, NULL },
+	{ "()", "", 0, NULL },
+	{ "a)", "xa)", 1, NULL },		/* unmatched ) is literal */
+	{ "}", "a}", 1, NULL },
+	{ "a]", "a]", 0, NULL },
+	/* The leftmost match, not the first to end. */
+	{ "b|ab", "xab", 1, NULL },
+	{ "a.*b", "ccaxxb", 2, NULL },
+	{ "(a|ab)(c|bcd)", "abcd", 0, NULL },
+	{ "x*", "abc", 0, NULL },
+	{ "bc*d|c", "abccd", 1, NULL },
+	/* Repetition and intervals. */
+	{ "ab+c", "ac abbc", 3, NULL },
+	{ "ab?c", "abbc ac", 5, NULL },
+	{ "a**", "b", 0, NULL },
+	{ "a+?", "ba", 0, NULL },
+	{ "a{3}", "aa aaa", 3, NULL },
+	{ "a{2,3}b", "ab aab", 3, NULL },
+	{ "a{2,}b", "ab aaaab", 3, NULL },
+	{ "a{,2}b", "b", 0, NULL },
+	{ "^a{,2}$", "aaa", NO, NULL },
+	{ "a{,}b", "aaab", 0, NULL },
+	{ "x{0}y", "y", 0, NULL },
+	{ "a{1}{2}", "xaa", 1, NULL },
+	{ "(ab){2}", "abxabab", 3, NULL },
+	{ "((a*)*)*b", "aaac", NO, NULL },
+	{ "(a*)*(b|c)", "aac", 0, NULL },
+	/* Brackets. */
+	{ "[abc]+", "xxcab", 2, NULL },
+	{ "[^abc]", "abcd", 3, NULL },
+	{ "[]a]", "x]", 1, NULL },
+	{ "[^]a]", "]ab", 2, NULL },
+	{ "[a-]", "x-", 1, NULL },
+	{ "[--z]", "!.", 1, NULL },
+	{ "[%--]", "a,", 1, NULL },
+	{ "[a-c-]", "d-", 1, NULL },
+	{ "[[:alpha:]]", "1_b", 2, NULL },
+	{ "[[:digit:][:space:]]", "ab 1", 2, NULL },
+	{ "[[:upper:]]", "abC", 2, NULL },
+	{ "[[:lower:]]", "ABc", 2, NULL },
+	{ "[[:alnum:]]", "-_9", 2, NULL },
+	{ "[[:xdigit:]]", "xyzF", 3, NULL },
+	{ "[[:punct:]]", "ab_", 2, NULL },
+	{ "[[:blank:]]", "a\tb", 1, NULL },
+	{ "[[:cntrl:]]", "a\001", 1, NULL },
+	{ "[[:graph:]]", "  x", 2, NULL },
+	{ "[[:print:]]", "\001 ", 1, NULL },
+	{ "[[.a.]-c]", "xb", 1, NULL },
+	{ "[[.-.]]", "a-", 1, NULL },
+	{ "[[=e=]]", "ae", 1, NULL },
+	{ "[\\]", "a\\", 1, NULL },
+	{ "[a-\xff]", "\xe9", 0, NULL },	/* bytes, not characters */
+	{ ".", "\xe9", 0, NULL },
+	{ "[[:alpha:]]", "\xe9", NO, NULL },
+	/* Anchors and the GNU escapes. */
+	{ "^b", "ab\nbc", 3, NULL },		/* at each line's start */
+	{ "a$", "ab\nca", 4, NULL },
+	{ "^$", "a\n\nb", 2, NULL },
+	{ "b^a", "ba", NO, NULL },
+	{ "a$b", "ab", NO, NULL },
+	{ "(^a)", "ba\na", 3, NULL },
+	{ "\\`a", "ba\na", 3, NULL },		/* retry: each line's start */
+	{ "a\\'", "ab\na", 3, NULL },		/* retry: each line's end */
+	{ "\\bfoo\\b", "foobar foo", 7, NULL },
+	{ "\\Bo", "o oo", 3, NULL },
+	{ "\\B", "", 0, NULL },
+	{ "\\b", "", NO, NULL },
+	{ "\\<b", "ab b", 3, NULL },
+	{ "a\\>", "ab a", 3, NULL },
+	{ "\\w+", "-- x_1", 3, NULL },
+	{ "\\W", "ab-", 2, NULL },
+	{ "\\s", "ab c", 2, NULL },
+	{ "\\S", "  c", 2, NULL },
+	{ "\\.", "ab.", 2, NULL },		/* escaped: literal */
+	{ "\\n", "anb", 1, NULL },
+	{ "\\{", "a{", 1, NULL },
+	{ "\\(a", "(a", 0, NULL },
+	/* A match on the second line of a block, and at an empty line. */
+	{ "needle", "hay\nhay needle\n", 8, NULL },
+	{ "x*$", "abc", 3, NULL },
+	/* Errors, in glibc's words where glibc refuses the same. */
+	ERR("(", "Unmatched ( or \\("),
+	ERR("a(b", "Unmatched ( or \\("),
+	ERR("a{2", "Unmatched \\{"),
+	ERR("a{1,", "Unmatched \\{"),
+	ERR("a{x", "Unmatched \\{"),
+	ERR("a{}", "Invalid content of \\{\\}"),
+	ERR("a{2,1}", "Invalid content of \\{\\}"),
+	ERR("a{1,2,3}", "Invalid content of \\{\\}"),
+	ERR("a{32768}", "Regular expression too big"),
+	ERR("*a", "Invalid preceding regular expression"),
+	ERR("a|*b", "Invalid preceding regular expression"),
+	ERR("(+a)", "Invalid preceding regular expression"),
+	ERR("{1}", "Invalid preceding regular expression"),
+	ERR("^*", "Invalid preceding regular expression"),
+	ERR("a$?", "Invalid preceding regular expression"),
+	ERR("\\b*", "Invalid preceding regular expression"),
+	ERR("[a", "Unmatched [, [^, [:, [., or [="),
+	ERR("[^]", "Unmatched [, [^, [:, [., or [="),
+	ERR("[[:alpha:", "Unmatched [, [^, [:, [., or [="),
+	ERR("[[:alpha]]", "Unmatched [, [^, [:, [., or [="),
+	ERR("[z-a]", "Invalid range end"),
+	ERR("[a-c-e]", "Invalid range end"),
+	ERR("[[:alpha:]-z]", "Invalid range end"),
+	ERR("[[=a=]-z]", "Invalid range end"),
+	ERR("[[:foo:]]", "Invalid character class name"),
+	ERR("[[.space.]]", "Invalid collation character"),
+	ERR("[[=ab=]]", "Invalid collation character"),
+	ERR("[[..]-a]", "Invalid collation character"),
+	ERR("\\", "Trailing backslash"),
+	ERR("a\\", "Trailing backslash"),
+	/* retry's own refusals. */
+	ERR("(a)\\1", "back-references are not supported"),
+	ERR("\\9", "back-references are not supported"),
+	ERR("a\nb", "contains a newline"),
+	ERR("(a{100}){100}", "too complex"),
+	ERR("a{4097}", "too complex"),
+	ERR("a{32767}", "too complex"),	/* retry: glibc takes it */
+};
+
+static int
+run(const struct test *t, bool verbose)
+{
+	const char *why = NULL;
+	struct ere *re = ere_compile(t->ere, &why);
+	size_t start = 0;
+	long got;
+	int bad;
+
+	if (t->text == NULL) {
+		bad = re != NULL || strcmp(why, t->why) != 0;
+		if (bad || verbose)
+			printf("%s '%s': want \"%s\", got \"%s\"\n",
+			    bad ? "FAIL" : "ok", t->ere, t->why,
+			    re != NULL ? "(compiled)" : why);
+		ere_free(re);
+		return bad;
+	}
+	if (re == NULL) {
+		printf("FAIL '%s': refused: %s\n", t->ere, why);
+		return 1;
+	}
+	got = ere_exec(re, t->text, strlen(t->text), &start) ?
+	    (long)start : NO;
+	bad = got != t->start;
+	if (bad || verbose)
+		printf("%s '%s' on '%s': want %ld, got %ld\n", bad ? "FAIL" :
+		    "ok", t->ere, t->text, t->start, got);
+	ere_free(re);
+	return bad;
+}
+
+/* A long line: linear time, and the DFA cache emptied and refilled. */
+static int
+run_long(void)
+{
+	static char line[64 * 1024 + 2];
+	const char *why;
+	struct ere *re = ere_compile("(a|aa)*c|a.*b|x[a-z]{1,20}y", &why);
+	size_t start = 0, i;
+	int bad = 0;
+
+	if (re == NULL)
+		return 1;
+	memset(line, 'a', sizeof(line) - 2);
+	bad |= ere_exec(re, line, sizeof(line) - 2, &start);
+	line[sizeof(line) - 2] = 'c';
+	bad |= !ere_exec(re, line, sizeof(line) - 1, &start) || start != 0;
+	ere_free(re);
+	/* Many distinct states: letters in every order. */
+	re = ere_compile("[a-m]*[n-z][a-z]{12}q", &why);
+	if (re == NULL)
+		return 1;
+	for (i = 0; i < sizeof(line) - 2; i++)
+		line[i] = (char)('a' + (i * 7 + i / 26) % 26);
+	bad |= ere_exec(re, line, sizeof(line) - 2, &start);
+	line[100] = 'q';
+	line[87] = 'n';
+	bad |= !ere_exec(re, line, sizeof(line) - 2, &start);
+	ere_free(re);
+	if (bad)
+		printf("FAIL long lines\n");
+	return bad;
+}
+
+int
+main(int argc, char **argv)
+{
+	bool verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
+	size_t i;
+	int failed = 0;
+
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		failed += run(&tests[i], verbose);
+	failed += run_long();
+	printf("%zu cases, %d failed\n", sizeof(tests) / sizeof(tests[0]) + 1,
+	    failed);
+	return failed != 0;
+}
