@@ -484,8 +484,9 @@ int
 signals_wait(const struct sigstate *ss, struct pollfd *fds, int nfds,
     nsec_t deadline)
 {
-	struct timespec ts, *tp = NULL;
+	struct timespec ts, *tp = NULL, zero = { 0, 0 };
 	nsec_t left;
+	int n;
 
 	if (deadline > 0) {
 		left = deadline - mono_now();
@@ -495,7 +496,14 @@ signals_wait(const struct sigstate *ss, struct pollfd *fds, int nfds,
 		ts.tv_nsec = (long)(left % NSEC_PER_SEC);
 		tp = &ts;
 	}
-	return ppoll(fds, (nfds_t)nfds, tp, &ss->wait_mask);
+	/*
+	 * With a descriptor ready, ppoll() returns without taking a pending
+	 * signal: a command that keeps its pipe full would hold off TERM
+	 * for as long as it writes.  The handlers get their turn here.
+	 */
+	if ((n = ppoll(fds, (nfds_t)nfds, tp, &ss->wait_mask)) > 0)
+		ppoll(NULL, 0, &zero, &ss->wait_mask);
+	return n;
 }
 
 /*

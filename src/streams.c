@@ -96,7 +96,7 @@ stream_close_src(struct stream *s)
 static void
 stream_eof(struct stream *s)
 {
-	if (s->matcher != NULL)
+	if (s->matcher != NULL && signals_stop() == 0)
 		matcher_eof(s->matcher, s->which);
 	stream_close_src(s);
 }
@@ -109,10 +109,15 @@ stream_orphan(struct stream *s)
 	stream_close_src(s);
 }
 
+/*
+ * After a stop signal nothing is decided by the output any more, and the
+ * backlog a pipe holds (up to 1 MiB) is passed on unmatched: matching it
+ * could take seconds a line against a costly ERE.
+ */
 static void
 stream_scan(struct stream *s, const char *p, size_t n)
 {
-	if (s->matcher != NULL)
+	if (s->matcher != NULL && signals_stop() == 0)
 		matcher_scan(s->matcher, s->which, p, n);
 }
 

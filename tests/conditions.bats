@@ -641,3 +641,33 @@ lines_then_sleep() {
 	[ "$(cat "$WORK/ws")" = "signal 15" ]
 	[[ $(untimed "$(cat "$WORK/err")") =~ ^'retry: stopped by TERM '('during attempt 1/5 after'|'after attempt 1/5 in')' Ts'$ ]]
 }
+
+# A command that writes faster than retry matches keeps its pipe ready:
+# Linux's ppoll() then returns at once and leaves a pending TERM pending,
+# so retry matched on until the command had written everything (20 s
+# here against an ERE whose DFA needs a new state a byte, about a second
+# a line).  Nor is the output matched any more after a stop signal.
+@test "TERM acts while a command keeps its output pipe full" {
+	local pid rc=0 bg i
+	head -c 65536 /dev/urandom | LC_ALL=C tr '\000-\377' '[a*128][b*128]' \
+	    > "$WORK/line"
+	echo >> "$WORK/line"
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		cat "$WORK/line"
+	done > "$WORK/lines"
+	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 5 \
+	    --retry-if-output='[ab]*a[ab]{2000}c' -- \
+	    sh -c 'echo started > "$1"; exec cat "$2"' sh "$WORK/started" \
+	    "$WORK/lines" > /dev/null 2> "$WORK/err" 3>&- &
+	bg=$!
+	wait_for_file "$WORK/started"
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	kill -TERM "$pid"
+	wait_gone "$pid" 5 || rc=$?
+	[ "$rc" -eq 0 ] || kill -KILL "$pid"
+	wait "$bg"
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	[ "$(untimed "$(cat "$WORK/err")")" = "retry: stopped by TERM during attempt 1/5 after Ts" ]
+}
