@@ -261,6 +261,12 @@ ere_compile(const char *pattern, const char **why)
 	return re;
 }
 
+size_t
+ere_size(const struct ere *re)
+{
+	return (size_t)re->nprog - 1;	/* the final I_MATCH is not counted */
+}
+
 void
 ere_free(struct ere *re)
 {

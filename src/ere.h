@@ -29,6 +29,9 @@ struct ere	*ere_compile(const char *pattern, const char **why);
 bool		 ere_exec(struct ere *re, const char *text, size_t len,
 		    size_t *start);
 
+/* Its size in instructions, at most ERE_MAX_PROG, as the limit counts. */
+size_t		 ere_size(const struct ere *re);
+
 void		 ere_free(struct ere *re);
 
 #endif /* ERE_H */

@@ -58,6 +58,47 @@ matcher_free(struct matcher *m)
 	free(m);
 }
 
+static const char *const kind_names[] = { "success-if-output",
+    "stop-if-output", "retry-if-output" };
+
+#define ERE_SHOWN	100	/* bytes of an ERE quoted in an error */
+
+/*
+ * Compiles r, a rule of kind k, from the ERE text, adding its size to
+ * *total; false, with the usage error in msg, when it cannot be or when
+ * all the rules so far are together larger than one ERE may be: every
+ * line is matched against every rule between two looks at the clock and
+ * the signals, so it is their sum that bounds how late those looks can
+ * be.
+ */
+static bool
+compile_rule(struct rule *r, int k, const char *text, size_t *total,
+    char *msg, size_t len)
+{
+	const char *why;
+
+	r->text = text;
+	/* Lines are matched one at a time: none has one. */
+	if (strchr(text, '\n') != NULL) {
+		snprintf(msg, len, "invalid --%s: an ERE cannot contain a "
+		    "newline", kind_names[k]);
+		return false;
+	}
+	if ((r->re = ere_compile(text, &why)) == NULL) {
+		snprintf(msg, len, "invalid --%s '%.*s%s': %s", kind_names[k],
+		    ERE_SHOWN, text, strlen(text) > ERE_SHOWN ? "..." : "",
+		    why);
+		return false;
+	}
+	if ((*total += ere_size(r->re)) > ERE_MAX_PROG) {
+		snprintf(msg, len, "--%s '%.*s%s': the output conditions are "
+		    "too complex together", kind_names[k], ERE_SHOWN, text,
+		    strlen(text) > ERE_SHOWN ? "..." : "");
+		return false;
+	}
+	return true;
+}
+
 /*
  * Compiles the conditions cfg (as the command line gave them); NULL
  * without any.  A bad ERE is a usage error, told in msg, with NULL
@@ -66,10 +107,9 @@ matcher_free(struct matcher *m)
 struct matcher *
 matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 {
-	static const char *const names[] = { "success-if-output",
-	    "stop-if-output", "retry-if-output" };
 	struct matcher *m;
-	const char *why;
+	size_t total = 0;
+	bool ok;
 	int k, i;
 
 	*msg = '\0';
@@ -82,23 +122,14 @@ matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 		    sizeof(struct rule))) == NULL)
 			err(EXIT_CANCELED, NULL);
 		for (i = 0; i < cfg->noutput[k]; i++) {
-			m->rules[k][i].text = cfg->output[k][i];
-			/* Lines are matched one at a time: none has one. */
-			if (strchr(cfg->output[k][i], '\n') != NULL) {
-				snprintf(msg, len, "invalid --%s: an ERE "
-				    "cannot contain a newline", names[k]);
+			ok = compile_rule(&m->rules[k][i], k,
+			    cfg->output[k][i], &total, msg, len);
+			if (m->rules[k][i].re != NULL)
+				m->nrules[k]++;
+			if (!ok) {
 				matcher_free(m);
 				return NULL;
 			}
-			m->rules[k][i].re = ere_compile(cfg->output[k][i],
-			    &why);
-			if (m->rules[k][i].re == NULL) {
-				snprintf(msg, len, "invalid --%s '%s': %s",
-				    names[k], cfg->output[k][i], why);
-				matcher_free(m);
-				return NULL;
-			}
-			m->nrules[k]++;
 		}
 	}
 	return m;

@@ -375,6 +375,24 @@ long_line() {
 	expect_stderr "retry: giving up after 1 attempt in Ts: exit 0, output matched 'x[\\]1' (not retried; exiting 1)"
 }
 
+@test "the output conditions are bounded together, and a long ERE is cut in errors" {
+	local x
+	# Each line meets every rule before retry looks at the clock and the
+	# signals again: the rules' sizes add up to at most one ERE's.
+	run -0 --separate-stderr "$RETRY" --dry-run \
+	    --retry-if-output='a{2048}' --stop-if-output='b{2048}'
+	[ "$stderr" = "" ]
+	run -125 --separate-stderr "$RETRY" --dry-run \
+	    --retry-if-output='a{2048}' --stop-if-output='b{2049}'
+	[ "$output" = "" ]
+	expect_stderr "retry: --retry-if-output 'a{2048}': the output conditions are too complex together; try 'retry --help'"
+	x=$(printf '%0300d' 0)
+	run -125 --separate-stderr "$RETRY" --dry-run \
+	    --success-if-output="$x("
+	[ "$output" = "" ]
+	expect_stderr "retry: invalid --success-if-output '${x:0:100}...': Unmatched ( or \\(; try 'retry --help'"
+}
+
 # Lines are matched one by one: \s cannot take the newline between two
 # (glibc's regexec() did, on lines read at once), and \` and \' are the
 # start and end of each line.
