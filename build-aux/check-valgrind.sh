@@ -27,6 +27,8 @@ if [ ! -x "$root/build/valgrind/retry" ]; then
 	exit 2
 fi
 rm -rf "$logs" && mkdir -p "$logs" || exit 2
+# budget.bats runs retry as another user too, whose valgrind logs there.
+chmod 1777 "$logs" || exit 2
 
 # What memcheck says when it finds an error; ERROR SUMMARY catches the rest.
 errors='Invalid (read|write|free)|Mismatched free|uninitialised|'
