@@ -52,7 +52,7 @@ check_spec(const struct guard_spec *g, bool breaker)
 static void
 check_target(const struct guard_spec *g, bool breaker)
 {
-	char url[PATH_MAX_GUARD];
+	char url[GUARD_TARGET_MAX];
 	struct guard_spec back;
 
 	if (g->host[0] == '\0')
