@@ -376,7 +376,12 @@ guards_end(struct guards *gs, enum run_end end)
 	struct guard_record r;
 	unsigned permille;
 
-	if (!g->on)
+	/*
+	 * A stopped run that is not the probe changes no record (the rule
+	 * of breaker_report() and the script): asking the store anyway
+	 * would keep a stop waiting on a slow peer or a held lock.
+	 */
+	if (!g->on || (end == RUN_STOPPED && gs->probe == 0))
 		return;
 	permille = JITTER_PERMILLE_MIN +
 	    arc4random_uniform(JITTER_PERMILLE_SPAN);
