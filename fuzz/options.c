@@ -107,7 +107,9 @@ message_ok(const char *err)
 {
 	static const char *const forms[] = {
 		"invalid --", "unknown option '", "option '",
-		"no command given"
+		"no command given", "--until-failure and --",
+		"--retry-on names HTTP", "--stop-on names HTTP",
+		"--success-on names HTTP"
 	};
 	size_t i;
 
