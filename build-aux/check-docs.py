@@ -3,9 +3,11 @@
 real runs.  Each one is run again and what it prints is compared with
 what the document shows, with times, dates and random draws masked.
 
-README.md: every ```console block.  A line "$ COMMAND" is run with
-/bin/sh; the lines up to the next "$ " are what it prints (stdout and
-stderr, as a terminal shows them).  An HTML comment on the line before
+README.md: every ```console block.  The lines "$ COMMAND" of a block run
+in turn in one /bin/sh, as a reader would type them (an export holds for
+the commands after it, and $? is the status of the one before); the
+lines up to the next "$ " are what each prints (stdout and stderr, as a
+terminal shows them).  An HTML comment on the line before
 the fence can say more:
     <!-- check-docs: server A; B; ... -->  tests/helpers/http-server
         answers the requests in turn (STATUS|DELAY_MS|RETRY_AFTER), and
@@ -115,6 +117,16 @@ def start_server(work, spec):
     raise SystemExit("check-docs: the HTTP server did not start")
 
 
+# Printed after each command, on a line of its own, to split the output.
+MARK = "@@check-docs: the command ended@@"
+
+
+def block_script(cmds):
+    """The block as one script: each command, then MARK, with $? kept."""
+    keep = '__s=$?; printf "\\n%s\\n" "' + MARK + '"; (exit $__s)\n'
+    return "".join(cmd + "\n" + keep for cmd in cmds)
+
+
 def run_block(where, directive, steps, bindir):
     failures = 0
     with tempfile.TemporaryDirectory() as work:
@@ -122,19 +134,23 @@ def run_block(where, directive, steps, bindir):
         if directive.startswith("server "):
             server, port = start_server(work, directive[len("server "):])
         try:
-            for cmd, want in steps:
-                run = cmd if port is None else \
+            cmds = [cmd if port is None else
                     cmd.replace("localhost:8080", "127.0.0.1:" + port)
-                env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
-                for k in list(env):
-                    if k.startswith("RETRY_") or k == "GITHUB_OUTPUT":
-                        del env[k]
-                env["TZ"] = "UTC"
-                p = subprocess.run(["/bin/sh", "-c", run], cwd=work, env=env,
-                                   stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, timeout=120)
-                got = p.stdout.decode("utf-8", "replace").rstrip("\n")
+                    for cmd, _ in steps]
+            env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
+            for k in list(env):
+                if k.startswith("RETRY_") or k == "GITHUB_OUTPUT":
+                    del env[k]
+            env["TZ"] = "UTC"
+            p = subprocess.run(["/bin/sh", "-c", block_script(cmds)],
+                               cwd=work, env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT,
+                               timeout=120 * len(steps))
+            out = p.stdout.decode("utf-8", "replace").split(MARK + "\n")
+            for i, (cmd, want) in enumerate(steps):
+                got = out[i].rstrip("\n") if i < len(out) else \
+                    "(the shell ended before this command)"
                 if mask(got) != mask(want):
                     failures += 1
                     print("check-docs: %s: $ %s" % (where, cmd))
