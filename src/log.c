@@ -92,7 +92,12 @@ is_regular(int fd)
 	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-#ifdef __GLIBC__
+/* fopencookie() is glibc's, outside POSIX: not in the portable build. */
+#if defined(__GLIBC__) && !defined(RETRY_PORTABLE)
+#define BOUNDED_STDERR
+#endif
+
+#ifdef BOUNDED_STDERR
 static ssize_t
 bounded_write(void *cookie, const char *buf, size_t len)
 {
@@ -109,13 +114,13 @@ bounded_write(void *cookie, const char *buf, size_t len)
  * blocked: an error would hang it for good.  Where the C library lets
  * stderr be replaced (glibc), it becomes a stream whose writes go to
  * lg->tty, bounded by fd_write_all(); lg lives as long as the run, to
- * the exit(3) that flushes the stream.  Elsewhere errors are written as
- * the C library writes them.
+ * the exit(3) that flushes the stream.  Elsewhere (and in the portable
+ * build) errors are written as the C library writes them.
  */
 static void
 bound_errors(struct log *lg)
 {
-#ifdef __GLIBC__
+#ifdef BOUNDED_STDERR
 	cookie_io_functions_t io = { .write = bounded_write };
 	FILE *f;
 

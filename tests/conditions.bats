@@ -556,6 +556,7 @@ HOLD_TTY=(sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"')
 }
 
 @test "-O: an error to a terminal that is not read does not hang retry either" {
+	require_linux_capability "bounded errors on a stalled terminal (fopencookie)"
 	# stdout and stderr on the same full terminal: the held output is not
 	# written within -m, and neither, for a while, is the error that says
 	# so; retry still exits.
