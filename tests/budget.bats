@@ -214,22 +214,25 @@ guest_setup() {
  going on without retry budget 'api'" ]
 }
 
-# hold_lock: a process other than retry holds the lock on $STATE/api (a
-# POSIX record lock, which conflicts with retry's OFD lock) until
-# $WORK/done exists.
+# hold_lock: a process other than retry holds the lock on $STATE/api
+# until $WORK/done exists: a POSIX record lock, which conflicts with the
+# Linux build's OFD lock, or for the portable build, which locks with
+# flock(2), a flock.
 hold_lock() {
+	local how=lockf
+	linux_capability || how=flock
 	[ -d "$STATE" ] || mkdir -m 700 "$STATE"
 	install -m 600 /dev/null "$STATE/api"
 	python3 -c '
 import fcntl, os, sys, time
 f = open(sys.argv[1], "r+")
-fcntl.lockf(f, fcntl.LOCK_EX)
+getattr(fcntl, sys.argv[3])(f, fcntl.LOCK_EX)
 open(sys.argv[2] + "/locked", "w").write("locked")
 for _ in range(6000):
     if os.path.exists(sys.argv[2] + "/done"):
         break
     time.sleep(0.01)
-' "$STATE/api" "$WORK" 3>&- &
+' "$STATE/api" "$WORK" "$how" 3>&- &
 	HOLDER=$!
 	wait_for_file "$WORK/locked"
 }

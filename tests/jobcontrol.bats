@@ -107,6 +107,7 @@ shell_status() {
 }
 
 @test "terminal: one Ctrl-C reaches the command once; a kill -INT is forwarded" {
+	require_linux_capability "a signal from the terminal told apart (SI_KERNEL)"
 	tmux_setup
 	type_line "'$RETRY' -n 3 -b 1ms -- '$FIELD_COUNT' '$WORK' INT \
 2>'$WORK/err'"
@@ -131,6 +132,7 @@ shell_status() {
 }
 
 @test "terminal: a window resize reaches the command once; a kill -WINCH is forwarded" {
+	require_linux_capability "a signal from the terminal told apart (SI_KERNEL)"
 	tmux_setup
 	type_line "'$RETRY' -n 3 -b 1ms -- '$FIELD_COUNT' '$WORK' WINCH \
 2>'$WORK/err'"
