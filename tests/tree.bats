@@ -226,6 +226,7 @@ retry: succeeded on attempt 2/3 after Ts" ]
 ZOMBIE_LEADER=$ROOT/tests/helpers/zombie-leader
 
 @test "before a retry, a leftover whose main thread exited is gone" {
+	require_linux_capability "leftover tracking"
 	run -0 --separate-stderr "$RETRY" -n 2 -b 1ms -j none -k 50ms \
 	    -- sh -c 'if [ "$RETRY_ATTEMPT" = 1 ]; then "$1" "$2/tid" &
 	        until [ -s "$2/tid" ]; do sleep 0.01; done; exit 1; fi
@@ -237,6 +238,7 @@ retry: succeeded on attempt 2/2 after Ts" ]
 }
 
 @test "a timeout leaves nothing of a process whose main thread exited" {
+	require_linux_capability "leftover tracking"
 	run -124 --separate-stderr "$RETRY" -n 1 -t 1s -k 50ms \
 	    -- sh -c '"$1" "$2/tid" & until [ -s "$2/tid" ]; do sleep 0.01
 	    done; exec sleep "$3"' sh "$ZOMBIE_LEADER" "$WORK" "$MARK"
