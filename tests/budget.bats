@@ -12,6 +12,9 @@ load helpers/guard
 # A failed test must not leave a command behind, waiting for its cue.
 teardown() {
 	echo >"$WORK/done"
+	if [[ -n ${GUEST_BIN-} ]]; then
+		rm -rf "$GUEST_BIN"
+	fi
 }
 
 setup() {
@@ -169,6 +172,15 @@ guest_setup() {
 	    useradd --system --no-create-home retry-guest 2>/dev/null ||
 	    id retry-guest >/dev/null
 	GUEST=$(id -u retry-guest)
+	# A tree under a private directory (/root/retry, as in a fresh root)
+	# is out of the other user's reach: that user runs a copy.
+	GUEST_RETRY=$RETRY
+	if ! runuser -u retry-guest -- test -x "$RETRY"; then
+		GUEST_BIN=$(mktemp -d /tmp/retry-guest-bin.XXXXXX)
+		chmod 755 "$GUEST_BIN"
+		cp "$RETRY" "$GUEST_BIN/retry"
+		GUEST_RETRY=$GUEST_BIN/retry
+	fi
 }
 
 @test "another user cannot stop a user's runs through /tmp/retry-UID" {
@@ -178,7 +190,7 @@ guest_setup() {
 	rm -rf "/tmp/retry-$GUEST"
 	# Planted by root, the other user here: a directory, then a link.
 	mkdir -m 700 "/tmp/retry-$GUEST"
-	run -0 --separate-stderr as_guest "$RETRY" --budget=api -- true
+	run -0 --separate-stderr as_guest "$GUEST_RETRY" --budget=api -- true
 	rm -rf "/tmp/retry-$GUEST"
 	[ "$stderr" = "retry: state directory /tmp/retry-$GUEST: Permission\
  denied: going on without retry budget 'api'" ]
@@ -186,12 +198,12 @@ guest_setup() {
 	mkdir -m 700 "/tmp/retry-$GUEST"
 	chown retry-guest "/tmp/retry-$GUEST"
 	chmod 755 "/tmp/retry-$GUEST"
-	run -0 --separate-stderr as_guest "$RETRY" --budget=api -- true
+	run -0 --separate-stderr as_guest "$GUEST_RETRY" --budget=api -- true
 	rm -rf "/tmp/retry-$GUEST"
 	[ "$stderr" = "retry: state directory /tmp/retry-$GUEST is open to\
  other users (mode 0755): going on without retry budget 'api'" ]
 	ln -s /tmp "/tmp/retry-$GUEST"
-	run -0 --separate-stderr as_guest "$RETRY" --breaker=api -- true
+	run -0 --separate-stderr as_guest "$GUEST_RETRY" --breaker=api -- true
 	rm -f "/tmp/retry-$GUEST"
 	[ "$stderr" = "retry: state directory /tmp/retry-$GUEST is a symbolic\
  link: going on without circuit breaker 'api'" ]
@@ -199,17 +211,17 @@ guest_setup() {
 
 @test "an XDG_RUNTIME_DIR the user cannot write leaves the guard out" {
 	guest_setup
-	run -0 --separate-stderr as_guest XDG_RUNTIME_DIR=/ "$RETRY" \
+	run -0 --separate-stderr as_guest XDG_RUNTIME_DIR=/ "$GUEST_RETRY" \
 	    --budget=api -- true
 	[ "$stderr" = "retry: state directory /retry: Permission denied:\
  going on without retry budget 'api'" ]
-	run -0 --separate-stderr as_guest XDG_RUNTIME_DIR=/// "$RETRY" \
+	run -0 --separate-stderr as_guest XDG_RUNTIME_DIR=/// "$GUEST_RETRY" \
 	    --budget=api -- true
 	[ "$stderr" = "retry: state directory /retry: Permission denied:\
  going on without retry budget 'api'" ]
 	# shellcheck disable=SC2031 # set by setup() in this test's subshell
 	run -0 --separate-stderr as_guest XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" \
-	    "$RETRY" --budget=api -- true
+	    "$GUEST_RETRY" --budget=api -- true
 	[ "$stderr" = "retry: state directory $STATE: Permission denied:\
  going on without retry budget 'api'" ]
 }
