@@ -75,7 +75,7 @@ static bool
 compile_rule(struct rule *r, int k, const char *text, size_t *total,
     char *msg, size_t len)
 {
-	const char *why;
+	const char *why, *more = strlen(text) > ERE_SHOWN ? "..." : "";
 
 	r->text = text;
 	/* Lines are matched one at a time: none has one. */
@@ -86,14 +86,13 @@ compile_rule(struct rule *r, int k, const char *text, size_t *total,
 	}
 	if ((r->re = ere_compile(text, &why)) == NULL) {
 		snprintf(msg, len, "invalid --%s '%.*s%s': %s", kind_names[k],
-		    ERE_SHOWN, text, strlen(text) > ERE_SHOWN ? "..." : "",
-		    why);
+		    ERE_SHOWN, text, more, why);
 		return false;
 	}
 	if ((*total += ere_size(r->re)) > ERE_MAX_PROG) {
 		snprintf(msg, len, "--%s '%.*s%s': the output conditions are "
 		    "too complex together", kind_names[k], ERE_SHOWN, text,
-		    strlen(text) > ERE_SHOWN ? "..." : "");
+		    more);
 		return false;
 	}
 	return true;

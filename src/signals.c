@@ -484,7 +484,7 @@ int
 signals_wait(const struct sigstate *ss, struct pollfd *fds, int nfds,
     nsec_t deadline)
 {
-	struct timespec ts, *tp = NULL, zero = { 0, 0 };
+	struct timespec ts, *tp = NULL;
 	nsec_t left;
 	int n;
 
@@ -502,7 +502,7 @@ signals_wait(const struct sigstate *ss, struct pollfd *fds, int nfds,
 	 * for as long as it writes.  The handlers get their turn here.
 	 */
 	if ((n = ppoll(fds, (nfds_t)nfds, tp, &ss->wait_mask)) > 0)
-		ppoll(NULL, 0, &zero, &ss->wait_mask);
+		signals_take_pending(ss);
 	return n;
 }
 

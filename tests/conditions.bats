@@ -641,23 +641,30 @@ lines_then_sleep() {
 	expect_stderr
 }
 
+# term_within_5s BG: TERM to the retry that wstatus (job BG) runs, whose
+# PID is in $WORK/pid, ends it within 5 s, by that signal (KILL after).
+term_within_5s() {
+	local pid rc=0
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	kill -TERM "$pid"
+	wait_gone "$pid" 5 || rc=$?
+	[ "$rc" -eq 0 ] || kill -KILL "$pid"
+	wait "$1"
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
+}
+
 # With glibc's matcher, TERM took 85 s to act on these 20 lines.
 @test "TERM ends retry while it matches 20 lines of 64 KiB" {
-	local pid rc=0 bg
+	local bg
 	lines_then_sleep
 	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 5 \
 	    --retry-if-output='a.*b' --retry-if-output='(a|aa)*c' -- \
 	    "$WORK/lines" 20 sleep > /dev/null 2> "$WORK/err" 3>&- &
 	bg=$!
 	wait_for_file "$WORK/printed"
-	wait_for_file "$WORK/pid"
-	pid=$(cat "$WORK/pid")
-	kill -TERM "$pid"
-	wait_gone "$pid" 5 || rc=$?
-	[ "$rc" -eq 0 ] || kill -KILL "$pid"
-	wait "$bg"
-	[ "$rc" -eq 0 ]
-	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	term_within_5s "$bg"
 	[[ $(untimed "$(cat "$WORK/err")") =~ ^'retry: stopped by TERM '('during attempt 1/5 after'|'after attempt 1/5 in')' Ts'$ ]]
 }
 
@@ -667,7 +674,7 @@ lines_then_sleep() {
 # here against an ERE whose DFA needs a new state a byte, about a second
 # a line).  Nor is the output matched any more after a stop signal.
 @test "TERM acts while a command keeps its output pipe full" {
-	local pid rc=0 bg i
+	local bg i
 	head -c 65536 /dev/urandom | LC_ALL=C tr '\000-\377' '[a*128][b*128]' \
 	    > "$WORK/line"
 	echo >> "$WORK/line"
@@ -680,13 +687,6 @@ lines_then_sleep() {
 	    "$WORK/lines" > /dev/null 2> "$WORK/err" 3>&- &
 	bg=$!
 	wait_for_file "$WORK/started"
-	wait_for_file "$WORK/pid"
-	pid=$(cat "$WORK/pid")
-	kill -TERM "$pid"
-	wait_gone "$pid" 5 || rc=$?
-	[ "$rc" -eq 0 ] || kill -KILL "$pid"
-	wait "$bg"
-	[ "$rc" -eq 0 ]
-	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	term_within_5s "$bg"
 	[ "$(untimed "$(cat "$WORK/err")")" = "retry: stopped by TERM during attempt 1/5 after Ts" ]
 }
