@@ -91,17 +91,14 @@ fd_pipe(int p[2])
 
 #define COPY_BUF	16384
 
-/* A non-blocking descriptor that takes nothing this long is given up on. */
-#define WRITE_STALL_MS	1000
-
 /*
  * Writes all of s, retrying after a signal; gives up silently on an
  * error, or when a non-blocking descriptor (a terminal nobody reads)
- * takes nothing for WRITE_STALL_MS, since the callers write messages and
- * have nowhere left to complain to.
+ * takes nothing for stall_ms, since the callers write messages and have
+ * nowhere left to complain to.  Returns whether all of s was written.
  */
-void
-fd_write_all(int fd, const char *s, size_t len)
+bool
+fd_write_within(int fd, const char *s, size_t len, int stall_ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 	ssize_t n;
@@ -110,14 +107,21 @@ fd_write_all(int fd, const char *s, size_t len)
 		if ((n = write(fd, s, len)) == -1) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN &&
-			    poll(&pfd, 1, WRITE_STALL_MS) == 1)
+			if (errno == EAGAIN && poll(&pfd, 1, stall_ms) == 1)
 				continue;
-			return;
+			return false;
 		}
 		s += n;
 		len -= (size_t)n;
 	}
+	return true;
+}
+
+/* fd_write_within() with the usual WRITE_STALL_MS. */
+void
+fd_write_all(int fd, const char *s, size_t len)
+{
+	(void)fd_write_within(fd, s, len, WRITE_STALL_MS);
 }
 
 /* An unlinked temporary file, mode 0600, in $TMPDIR or /tmp. */

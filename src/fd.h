@@ -21,5 +21,10 @@ bool		 fd_file_full(void);
 ssize_t		 fd_send_file(int in, off_t *off, int out, size_t len);
 ssize_t		 fd_take_stream(int in, int out, off_t off, size_t len);
 void		 fd_write_all(int fd, const char *s, size_t len);
+bool		 fd_write_within(int fd, const char *s, size_t len,
+		    int stall_ms);
+
+/* A non-blocking descriptor that takes nothing this long is given up on. */
+#define WRITE_STALL_MS	1000
 
 #endif /* FD_H */

@@ -97,13 +97,30 @@ is_regular(int fd)
 #define BOUNDED_STDERR
 #endif
 
+/*
+ * Writes s to fd, one of lg's sinks.  A terminal that takes nothing is
+ * waited for once, WRITE_STALL_MS; after that, and after a stop signal,
+ * not at all until it takes a message whole again: each message of a
+ * run must not add its own second to -t, -m and TERM.
+ */
+static void
+log_put(struct log *lg, int fd, const char *s, size_t len)
+{
+	if (fd != lg->tty) {
+		fd_write_all(fd, s, len);
+		return;
+	}
+	lg->tty_wait = fd_write_within(fd, s, len, lg->tty_wait) ?
+	    WRITE_STALL_MS : 0;
+}
+
 #ifdef BOUNDED_STDERR
 static ssize_t
 bounded_write(void *cookie, const char *buf, size_t len)
 {
-	const struct log *lg = cookie;
+	struct log *lg = cookie;
 
-	fd_write_all(lg->tty, buf, len);
+	log_put(lg, lg->tty, buf, len);
 	return (ssize_t)len;
 }
 #endif
@@ -113,7 +130,7 @@ bounded_write(void *cookie, const char *buf, size_t len)
  * that nobody reads (Ctrl-S, a stalled ssh), with retry's signals
  * blocked: an error would hang it for good.  Where the C library lets
  * stderr be replaced (glibc), it becomes a stream whose writes go to
- * lg->tty, bounded by fd_write_all(); lg lives as long as the run, to
+ * lg->tty, bounded by log_put(); lg lives as long as the run, to
  * the exit(3) that flushes the stream.  Elsewhere (and in the portable
  * build) errors are written as the C library writes them.
  */
@@ -136,13 +153,14 @@ bound_errors(struct log *lg)
 
 /*
  * Messages to a terminal go to a non-blocking open of it, whose writes
- * fd_write_all() bounds: a terminal nobody reads must not stop retry.
+ * log_put() bounds: a terminal nobody reads must not stop retry.
  * Errors go there too.
  */
 static void
 open_terminal(struct log *lg)
 {
 	lg->fd = STDERR_FILENO;
+	lg->tty_wait = WRITE_STALL_MS;
 	if ((lg->tty = fd_tty_nonblock(STDERR_FILENO)) == -1)
 		return;
 	lg->fd = lg->tty;
@@ -221,7 +239,7 @@ text(struct log *lg, const char *fmt, ...)
 	line_start(lg, &line);
 	sb_visible(&line, sb_text(&msg));
 	sb_str(&line, "\n");
-	fd_write_all(lg->fd, line.s, line.len);
+	log_put(lg, lg->fd, line.s, line.len);
 	sb_free(&msg);
 	sb_free(&line);
 }
@@ -244,7 +262,7 @@ gh_annotate(struct log *lg, const char *command, const char *fmt, ...)
 	sb_str(&line, "::");
 	sb_github(&line, sb_text(&msg), false);
 	sb_str(&line, "\n");
-	fd_write_all(lg->fd, line.s, line.len);
+	log_put(lg, lg->fd, line.s, line.len);
 	sb_free(&msg);
 	sb_free(&line);
 }
@@ -361,7 +379,7 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 		sb_visible(&lg->plain, sb_text(&msg));
 		sb_str(&lg->plain, "\n");
 		if (!lg->countdown)
-			fd_write_all(lg->fd, lg->plain.s, lg->plain.len);
+			log_put(lg, lg->fd, lg->plain.s, lg->plain.len);
 	}
 	free(what);
 	sb_free(&ra);
@@ -460,7 +478,7 @@ log_countdown(nsec_t left, void *arg)
 	sb_add(&vis, t, tcols);
 	lg->drawn = (int)columns(vis.s, vis.len);
 	sb_add(&line, vis.s, vis.len);
-	fd_write_all(lg->fd, line.s, line.len);
+	log_put(lg, lg->fd, line.s, line.len);
 	sb_free(&line);
 	sb_free(&vis);
 	lg->line_open = true;
@@ -470,10 +488,10 @@ void
 log_sleep_done(struct log *lg)
 {
 	if (lg->line_open)
-		fd_write_all(lg->fd, "\r\033[K", 4);
+		log_put(lg, lg->fd, "\r\033[K", 4);
 	/* Also after a sleep too short for a single redraw. */
 	if (lg->countdown)
-		fd_write_all(lg->fd, lg->plain.s, lg->plain.len);
+		log_put(lg, lg->fd, lg->plain.s, lg->plain.len);
 	lg->line_open = false;
 	lg->drawn = 0;
 }
@@ -582,6 +600,7 @@ log_stopped(struct log *lg, long long k, bool during, int sig, int status,
 	const char *sname = sig_name(sig, buf, sizeof(buf));
 
 	snprintf(reason, sizeof(reason), "signal %s", sname);
+	lg->tty_wait = 0;	/* after a stop, nothing waits for a reader */
 	jsonlog_summary(&lg->json, k, elapsed, status, reason);
 	gh_outputs(lg, k, status);
 	if (!says(lg, 0))

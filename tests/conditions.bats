@@ -567,6 +567,14 @@ HOLD_TTY=(sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"')
 	[ "$(cat "$WORK/ws")" = "exit 125" ]
 }
 
+@test "messages to a terminal that is not read wait once, not once each" {
+	# Six attempts of 100 ms and their -v lines: with a second's wait
+	# for each message, about 18 s.
+	stalled_start stalled_tty_stderr -n 6 -b 0 -v -t 100ms -- sleep 5
+	stalled_end
+	[ "$(cat "$WORK/ws")" = "exit 124" ]
+}
+
 @test "-O: TERM ends the copy of the held output to a terminal that is not read" {
 	stalled_start stalled_tty -n 1 -O -- "${HOLD_TTY[@]}" "$WORK/done"
 	wait_for_file "$WORK/done"
