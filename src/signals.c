@@ -522,6 +522,41 @@ signals_take_pending(const struct sigstate *ss)
 #endif
 
 /*
+ * The one wait on a single descriptor, for every caller that waits for a
+ * peer, a lock or a reader.  It returns 0 as soon as fd (-1: none) is
+ * ready for events; -1 with errno EINTR once a stop signal has come after
+ * mark (a value of signals_stops() that the caller took when its wait
+ * began, so that a stop that came before does not end it); -1 with
+ * ETIMEDOUT once the absolute deadline (0: none) has passed; -1 with the
+ * errno of a wait that failed.  A stop is looked at before readiness, so
+ * a peer that is always ready cannot hold one off.
+ */
+int
+signals_wait_fd(const struct sigstate *ss, int fd, short events,
+    nsec_t deadline, long mark)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int n;
+
+	for (;;) {
+		if (signals_stops() != mark) {
+			errno = EINTR;
+			return -1;
+		}
+		if (deadline > 0 && mono_now() >= deadline) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		pfd.revents = 0;
+		n = signals_wait(ss, &pfd, fd < 0 ? 0 : 1, deadline);
+		if (n > 0)
+			return 0;
+		if (n == -1 && errno != EINTR && errno != EAGAIN)
+			return -1;
+	}
+}
+
+/*
  * In the child, before execve(): every signal gets the disposition retry
  * found at start, and then the mask.  execve() would reset the handlers
  * itself, but the child may share retry's memory until then (spawn.c),

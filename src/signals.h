@@ -25,6 +25,8 @@ struct sigstate	*signals_init(void);
 pid_t		 signals_self(const struct sigstate *ss);
 int		 signals_wait(const struct sigstate *ss, struct pollfd *fds,
 		    int nfds, nsec_t deadline);
+int		 signals_wait_fd(const struct sigstate *ss, int fd,
+		    short events, nsec_t deadline, long mark);
 void		 signals_take_pending(const struct sigstate *ss);
 void		 signals_restore(const struct sigstate *ss);
 bool		 signals_sigpipe_default(const struct sigstate *ss);
