@@ -74,43 +74,56 @@ held_write(struct held *h, const char *buf, size_t n)
 	return w;
 }
 
+/* A copy of the held file to its reader, and where waiting for it ends. */
+struct copy {
+	const struct sigstate *ss;
+	int		 in;		/* the held file */
+	off_t		 size;		/* the bytes to copy */
+	nsec_t		 deadline;	/* 0: none */
+	long		 mark;		/* signals_stops() as the copy began */
+	bool		 stopping;	/* a stop signal came before it */
+};
+
 /*
- * The deadline (0: none) passed: true, with errno ETIMEDOUT.  It bounds
- * waiting for a reader, never a write that needs no wait.
+ * Waits for room on out, the reader's end.  A stop signal that came
+ * before the copy began ended the attempt whose output this is: what the
+ * reader takes at once is passed on, and a reader with no room is not
+ * waited for (-1, EAGAIN); a further stop signal ends the wait, and so
+ * does the deadline.  Returns as copy_out() does.
  */
-static bool
-past(nsec_t deadline)
+static int
+wait_room(const struct copy *c, int out)
 {
-	if (deadline == 0 || mono_now() < deadline)
-		return false;
-	errno = ETIMEDOUT;
-	return true;
+	if (signals_wait_fd(c->ss, out, POLLOUT, c->stopping ? mono_now() :
+	    c->deadline, c->mark) == 0)
+		return 0;
+	if (errno == EINTR)
+		return signals_stop();
+	if (errno == ETIMEDOUT && c->stopping)
+		errno = EAGAIN;
+	return -1;
 }
 
 /*
- * Copies size bytes of the file in to tty, retry's own non-blocking open
- * of the terminal on out: a terminal that is not read (Ctrl-S, a stalled
- * ssh) holds retry until a further stop signal or the deadline, never in
- * a write(2) that cannot end.  Returns as copy_out() does.
+ * Copies the held file to tty, retry's own non-blocking open of the
+ * terminal on out: a terminal that is not read (Ctrl-S, a stalled ssh)
+ * holds retry until a further stop signal or the deadline, never in a
+ * write(2) that cannot end.  Returns as copy_out() does.
  */
 static int
-copy_to_tty(const struct sigstate *ss, int in, off_t size, int tty,
-    nsec_t deadline)
+copy_to_tty(const struct copy *c, int tty)
 {
-	struct pollfd pfd = { .fd = tty, .events = POLLOUT };
 	char buf[PIPE_BUF];
-	long seen = signals_stops();
-	bool stopping = signals_stop() != 0;
 	off_t off = 0;
 	size_t at = 0, have = 0;
 	ssize_t n;
+	int rc;
 
-	while (off < size || at < have) {
-		if (signals_stops() != seen)
-			return signals_stop();
+	while (off < c->size || at < have) {
 		if (at == have) {
-			n = pread(in, buf, size - off < (off_t)sizeof(buf) ?
-			    (size_t)(size - off) : sizeof(buf), off);
+			n = pread(c->in, buf, c->size - off <
+			    (off_t)sizeof(buf) ? (size_t)(c->size - off) :
+			    sizeof(buf), off);
 			if (n == 0)
 				return 0;	/* the file shrank */
 			if (n == -1 && errno != EINTR)
@@ -125,10 +138,9 @@ copy_to_tty(const struct sigstate *ss, int in, off_t size, int tty,
 		n = write(tty, buf + at, have - at);
 		if (n > 0)
 			at += (size_t)n;
-		else if (n == -1 && errno == EAGAIN && !stopping) {
-			if (past(deadline))
-				return -1;
-			signals_wait(ss, &pfd, 1, deadline);
+		else if (n == -1 && errno == EAGAIN) {
+			if ((rc = wait_room(c, tty)) != 0)
+				return rc;
 		} else if (n == -1 && errno != EINTR)
 			return -1;
 	}
@@ -136,43 +148,33 @@ copy_to_tty(const struct sigstate *ss, int in, off_t size, int tty,
 }
 
 /*
- * Copies size bytes of the file in to out.  Where out is a pipe, the copy
- * does not block and retry waits for room in ppoll(), so that a reader
- * that stops reading cannot keep retry from a stop signal; a terminal
- * gets the same through copy_to_tty().  A stop signal that came before
- * the copy began ended the attempt whose output this is: what the reader
- * takes at once is passed on, and a reader with no room is not waited
- * for (-1, EAGAIN); a further stop signal interrupts the copy, and so
- * does the deadline (0: none).  Returns 0, -1 with errno (ETIMEDOUT: the
+ * Copies the held file to out.  Where out is a pipe, the copy does not
+ * block and retry waits for room in wait_room(), so that a reader that
+ * stops reading cannot keep retry from a stop signal; a terminal gets the
+ * same through copy_to_tty().  Returns 0, -1 with errno (ETIMEDOUT: the
  * deadline), or the signal to die by.
  */
 static int
-copy_out(const struct sigstate *ss, int in, off_t size, int out,
-    nsec_t deadline)
+copy_out(const struct copy *c, int out)
 {
-	struct pollfd pfd = { .fd = out, .events = POLLOUT };
-	long seen = signals_stops();
 	off_t off = 0;
 	ssize_t n;
 	int tty, rc;
-	bool is_pipe = true, stopping = signals_stop() != 0;
+	bool is_pipe = true;
 
 	if ((tty = fd_tty_nonblock(out)) != -1) {
-		rc = copy_to_tty(ss, in, size, tty, deadline);
+		rc = copy_to_tty(c, tty);
 		close(tty);
 		return rc;
 	}
-	while (off < size) {
-		if (signals_stops() != seen)
-			return signals_stop();
+	while (off < c->size) {
 #ifdef __linux__
 		if (is_pipe) {
-			n = splice(in, &off, out, NULL, (size_t)(size - off),
-			    SPLICE_F_NONBLOCK);
-			if (n == -1 && errno == EAGAIN && !stopping) {
-				if (past(deadline))
-					return -1;
-				signals_wait(ss, &pfd, 1, deadline);
+			n = splice(c->in, &off, out, NULL,
+			    (size_t)(c->size - off), SPLICE_F_NONBLOCK);
+			if (n == -1 && errno == EAGAIN) {
+				if ((rc = wait_room(c, out)) != 0)
+					return rc;
 				continue;
 			}
 			if (n == -1 && errno == EINVAL) {
@@ -180,21 +182,15 @@ copy_out(const struct sigstate *ss, int in, off_t size, int out,
 				continue;
 			}
 		} else
-			n = fd_send_file(in, &off, out, (size_t)(size - off));
+			n = fd_send_file(c->in, &off, out,
+			    (size_t)(c->size - off));
 #else
 		/* Room for PIPE_BUF bytes, which then cannot block. */
 		(void)is_pipe;
-		if (signals_wait(ss, &pfd, 1, stopping ? mono_now() :
-		    deadline) <= 0) {
-			if (past(deadline))
-				return -1;
-			if (!stopping)
-				continue;
-			errno = EAGAIN;
-			return -1;
-		}
-		n = fd_send_file(in, &off, out, size - off < PIPE_BUF ?
-		    (size_t)(size - off) : PIPE_BUF);
+		if ((rc = wait_room(c, out)) != 0)
+			return rc;
+		n = fd_send_file(c->in, &off, out, c->size - off < PIPE_BUF ?
+		    (size_t)(c->size - off) : PIPE_BUF);
 #endif
 		if (n == 0)
 			return 0;	/* the file shrank */
@@ -206,16 +202,20 @@ copy_out(const struct sigstate *ss, int in, off_t size, int out,
 
 /*
  * Copies the held output to out by the deadline (0: none): 0, -1 with
- * errno if out failed (ETIMEDOUT: the deadline passed first), or the stop
- * signal that interrupted the copy.
+ * errno if out failed (ETIMEDOUT: the deadline passed first; EAGAIN: a
+ * stop signal came before, and out had no room), or the stop signal that
+ * interrupted the copy.
  */
 int
 held_flush(const struct sigstate *ss, const struct held *h, int out,
     nsec_t deadline)
 {
+	struct copy c = { ss, h->file, 0, deadline, signals_stops(),
+	    signals_stop() != 0 };
 	struct stat st;
 
 	if (fstat(h->file, &st) == -1)
 		err(EXIT_CANCELED, "--hold-stdout");
-	return copy_out(ss, h->file, st.st_size, out, deadline);
+	c.size = st.st_size;
+	return copy_out(&c, out);
 }

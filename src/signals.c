@@ -529,13 +529,17 @@ signals_take_pending(const struct sigstate *ss)
  * began, so that a stop that came before does not end it); -1 with
  * ETIMEDOUT once the absolute deadline (0: none) has passed; -1 with the
  * errno of a wait that failed.  A stop is looked at before readiness, so
- * a peer that is always ready cannot hold one off.
+ * a peer that is always ready cannot hold one off.  The deadline is
+ * looked at after fd: a deadline that has passed already still gives fd
+ * one look without waiting, so that a caller who may not wait (a stop
+ * came before its copy began) still takes what is ready at once.
  */
 int
 signals_wait_fd(const struct sigstate *ss, int fd, short events,
     nsec_t deadline, long mark)
 {
 	struct pollfd pfd = { .fd = fd, .events = events };
+	bool looked = false;
 	int n;
 
 	for (;;) {
@@ -543,7 +547,7 @@ signals_wait_fd(const struct sigstate *ss, int fd, short events,
 			errno = EINTR;
 			return -1;
 		}
-		if (deadline > 0 && mono_now() >= deadline) {
+		if (looked && deadline > 0 && mono_now() >= deadline) {
 			errno = ETIMEDOUT;
 			return -1;
 		}
@@ -553,6 +557,7 @@ signals_wait_fd(const struct sigstate *ss, int fd, short events,
 			return 0;
 		if (n == -1 && errno != EINTR && errno != EAGAIN)
 			return -1;
+		looked = true;
 	}
 }
 

@@ -213,33 +213,32 @@ try_lock(struct guard *g)
 }
 
 /*
- * The lock, polled until LOCK_WAIT_MS have passed (ETIMEDOUT) or a stop
- * signal comes (EINTR).  A stop that came before is no reason to give
- * up: the run's end must still be recorded.
+ * The lock, tried every LOCK_POLL_MS until LOCK_WAIT_MS have passed
+ * (ETIMEDOUT, after one last try) or a stop signal comes (EINTR).  A stop
+ * that came before is no reason to give up: the run's end must still be
+ * recorded.  A lock has no descriptor to wait on: the waits are for time.
  */
 static int
 take_lock(struct guard *g)
 {
-	nsec_t now = mono_now(), deadline, next;
-	bool stopped = signals_stop() != 0;
+	nsec_t end, tick = 0;
+	long mark = signals_stops();
 
-	deadline = nsec_add(now, (nsec_t)LOCK_WAIT_MS * NSEC_PER_MSEC);
+	end = nsec_add(mono_now(), (nsec_t)LOCK_WAIT_MS * NSEC_PER_MSEC);
 	while (try_lock(g) == -1) {
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN)
+		if (errno != EAGAIN && errno != EINTR)
 			return -1;
-		if (!stopped && signals_stop() != 0) {
-			errno = EINTR;
-			return -1;
-		}
-		if ((now = mono_now()) >= deadline) {
+		if (tick == end) {
 			errno = ETIMEDOUT;
 			return -1;
 		}
-		next = nsec_add(now, (nsec_t)LOCK_POLL_MS * NSEC_PER_MSEC);
-		signals_wait(g->ss, NULL, 0, next < deadline ? next :
-		    deadline);
+		tick = nsec_add(mono_now(), (nsec_t)LOCK_POLL_MS *
+		    NSEC_PER_MSEC);
+		if (tick > end)
+			tick = end;
+		if (signals_wait_fd(g->ss, -1, 0, tick, mark) == -1 &&
+		    errno != ETIMEDOUT)
+			return -1;
 	}
 	return 0;
 }
