@@ -258,17 +258,16 @@ give_up_deadline(const struct run *r)
 }
 
 /*
- * The run ends after attempt k; reason is NULL on success.  A run that
- * gives up never exits 0: when the policy did not count an exit 0 as a
- * success, retry exits 1.
+ * The run ends after attempt k with outcome o: reason is NULL on
+ * success.  A run that gives up never exits 0: when the policy did not
+ * count an exit 0 as a success, retry exits 1.
  */
 static _Noreturn void
-finish(struct run *r, long long k, const struct outcome *o,
+conclude(struct run *r, long long k, const struct outcome *o,
     const char *reason)
 {
 	bool zero = reason != NULL && outcome_status(o) == 0;
 
-	guards_end(&r->guards, reason == NULL ? RUN_SUCCEEDED : RUN_GAVE_UP);
 	log_finish(&r->log, k, o, reason, zero ? 1 : outcome_status(o),
 	    mono_now() - r->t0);
 	if (reason != NULL)
@@ -280,17 +279,55 @@ finish(struct run *r, long long k, const struct outcome *o,
 	exit_as(o);
 }
 
+/* How the run ends after an attempt, and why (NULL: success as such). */
+struct end {
+	enum run_end	 how;
+	const char	*why;
+};
+
 /*
- * --until-failure: attempts 1 to k all succeeded and the run ends, why
- * says for what (NULL: no attempts left).
+ * The run ends after attempt k with outcome o, as e says: the held
+ * output goes to stdout, the guards and the log are told, and retry
+ * exits as the final attempt did.  A stop signal during it, or
+ * --until-failure with every attempt a success, ends it otherwise.
  */
 static _Noreturn void
-all_succeeded(struct run *r, long long k, const char *why)
+finish(struct run *r, long long k, const struct outcome *o,
+    const struct end *e)
 {
 	release_output(r, k, true);
-	guards_end(&r->guards, RUN_SUCCEEDED);
-	log_all_succeeded(&r->log, k, why, mono_now() - r->t0);
-	exit(0);
+	guards_end(&r->guards, e->how);
+	if (e->how == RUN_STOPPED) {
+		log_stopped(&r->log, k, true, o->stop_signal,
+		    outcome_status(o), mono_now() - r->t0);
+		exit_as(o);
+	}
+	if (e->how == RUN_SUCCEEDED && r->cfg->until_failure) {
+		log_all_succeeded(&r->log, k, e->why, mono_now() - r->t0);
+		exit(0);
+	}
+	conclude(r, k, o, e->why);
+}
+
+/* Fills e and says that the run ends. */
+static bool
+ending(struct end *e, enum run_end how, const char *why)
+{
+	e->how = how;
+	e->why = why;
+	return true;
+}
+
+/*
+ * The run is out of attempts (why NULL) or of time (why says how): it
+ * gives up, or with --until-failure every attempt so far succeeded.
+ */
+static bool
+out_of(const struct run *r, const char *why, struct end *e)
+{
+	if (r->cfg->until_failure)
+		return ending(e, RUN_SUCCEEDED, why);
+	return ending(e, RUN_GAVE_UP, why != NULL ? why : "no attempts left");
 }
 
 /* The command could not be started: say why, and that no shell ran. */
@@ -381,8 +418,23 @@ next_step(struct run *r, const struct outcome *o)
 }
 
 /*
+ * Why a sleep from now to now + sleep cannot be had within --max-time:
+ * the deadline passed already, or the sleep would pass it; NULL if it
+ * can.
+ */
+static const char *
+past_max_time(const struct run *r, nsec_t now, nsec_t sleep)
+{
+	if (r->deadline == 0 || nsec_add(now, sleep) < r->deadline)
+		return NULL;
+	return now >= r->deadline ? "--max-time reached" :
+	    "the next sleep would pass --max-time";
+}
+
+/*
  * Waits before attempt k + 1, unless the deadline comes first: the
- * jittered draw, plus the server's Retry-After if it gave one.
+ * jittered draw, plus the server's Retry-After if it gave one.  Returns
+ * NULL, or why the run ends instead.
  */
 static const char *
 wait_for_next(struct run *r, long long k, const struct outcome *o)
@@ -397,14 +449,14 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	if (server > 0)
 		sleep = nsec_add(sleep, server);
 	now = mono_now();
-	if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
-		return "the next sleep would pass --max-time";
+	if ((why = past_max_time(r, now, sleep)) != NULL)
+		return why;
 	if ((sig = attempt_clear_leftovers(r->sigs,
 	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline)) != 0)
 		stopped(r, k, sig);
 	/* Leftovers can take --kill-after to clear: past the deadline? */
-	if (r->deadline != 0 && mono_now() >= r->deadline)
-		return "--max-time reached";
+	if ((why = past_max_time(r, mono_now(), 0)) != NULL)
+		return why;
 	release_output(r, k, false);
 	log_retrying(&r->log, k, o, &(struct log_sleep){ sleep,
 	    backoff_window(&r->cfg->sched, step), &r->cfg->sched.jitter, server,
@@ -415,10 +467,8 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 		    r->envp, outcome_status(o), sleep, r->deadline,
 		    r->cfg->kill_after }, k);
 		now = mono_now();
-		if (r->deadline != 0 && now >= r->deadline)
-			return "--max-time reached";
-		if (r->deadline != 0 && nsec_add(now, sleep) >= r->deadline)
-			return "the next sleep would pass --max-time";
+		if ((why = past_max_time(r, now, sleep)) != NULL)
+			return why;
 	}
 	sig = attempt_sleep(r->sigs, nsec_add(now, sleep),
 	    log_counts_down(&r->log) ? log_countdown : NULL, &r->log);
@@ -428,65 +478,59 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	return NULL;
 }
 
-/* The attempt loop; never returns. */
+/*
+ * Whether the run ends after attempt k with outcome o, and how (in e): a
+ * stop signal ends it, then the policy's verdict, then the limits of
+ * attempts, time and budget.  --until-failure turns the verdict around:
+ * a success goes on, and the first failure ends the run.
+ */
+static bool
+ends_after(struct run *r, long long k, const struct outcome *o,
+    struct end *e)
+{
+	const struct config *cfg = r->cfg;
+	enum verdict v;
+	bool allowed;
+
+	if (o->stop_signal != 0)
+		return ending(e, RUN_STOPPED, NULL);
+	v = decide(cfg, o);
+	/* Before any sleep, so that runs in backoff have paid. */
+	allowed = guards_attempt(&r->guards, v == SUCCEED);
+	if (cfg->until_failure && v != SUCCEED)
+		return ending(e, RUN_GAVE_UP, "the first failure");
+	if (!cfg->until_failure && v == SUCCEED)
+		return ending(e, RUN_SUCCEEDED, NULL);
+	if (v == STOP)
+		return ending(e, RUN_GAVE_UP, "not retried");
+	if (o->deadline)
+		return out_of(r, "--max-time reached", e);
+	if (cfg->attempts != 0 && k >= cfg->attempts)
+		return out_of(r, NULL, e);
+	if (!allowed)
+		return ending(e, RUN_GAVE_UP, r->exhausted);
+	return false;
+}
+
+/*
+ * The attempt loop: runs the command, and when the run does not end
+ * there, runs it again after the sleep, unless the time runs out first.
+ */
 static _Noreturn void
 retry_loop(struct run *r)
 {
-	const struct config *cfg = r->cfg;
 	struct outcome o, prev;
-	enum verdict v;
+	struct end e;
 	const char *why;
-	bool allowed;
 	long long k;
 
 	for (k = 1;; k++) {
 		run_attempt(r, k, k > 1 ? &prev : NULL, &o);
-		/* Asked to stop: this attempt was the last one. */
-		if (o.stop_signal != 0) {
-			release_output(r, k, true);
-			guards_end(&r->guards, RUN_STOPPED);
-			log_stopped(&r->log, k, true, o.stop_signal,
-			    outcome_status(&o), mono_now() - r->t0);
-			exit_as(&o);
-		}
-		v = decide(cfg, &o);
-		/* Before any sleep, so that runs in backoff have paid. */
-		allowed = guards_attempt(&r->guards, v == SUCCEED);
-		/* --until-failure: a success goes on, a failure ends it. */
-		if (cfg->until_failure && v != SUCCEED) {
-			release_output(r, k, true);
-			finish(r, k, &o, "the first failure");
-		}
-		switch (v) {
-		case SUCCEED:
-			if (cfg->until_failure)
-				break;
-			release_output(r, k, true);
-			finish(r, k, &o, NULL);
-		case STOP:
-			release_output(r, k, true);
-			finish(r, k, &o, "not retried");
-		case RETRY:
-			break;
-		}
-		if (cfg->until_failure && (o.deadline ||
-		    (cfg->attempts != 0 && k >= cfg->attempts)))
-			all_succeeded(r, k, o.deadline ? "--max-time reached" :
-			    NULL);
-		if (o.deadline || (cfg->attempts != 0 && k >= cfg->attempts)) {
-			release_output(r, k, true);
-			finish(r, k, &o, o.deadline ? "--max-time reached" :
-			    "no attempts left");
-		}
-		if (!allowed) {
-			release_output(r, k, true);
-			finish(r, k, &o, r->exhausted);
-		}
+		if (ends_after(r, k, &o, &e))
+			finish(r, k, &o, &e);
 		if ((why = wait_for_next(r, k, &o)) != NULL) {
-			if (cfg->until_failure)
-				all_succeeded(r, k, why);
-			release_output(r, k, true);
-			finish(r, k, &o, why);
+			out_of(r, why, &e);
+			finish(r, k, &o, &e);
 		}
 		prev = o;
 	}
