@@ -272,23 +272,83 @@ classify(const struct watch *w, int status, struct outcome *o)
 	}
 }
 
+/* Why watch_attempt() ends: all but WATCH_GOES_ON once it is reaped. */
+enum watch_end {
+	WATCH_GOES_ON,
+	WATCH_FAILED,		/* its streams failed */
+	WATCH_NO_STREAMS,	/* nothing but the command was watched */
+	WATCH_COMPLETE,		/* its output is complete */
+	WATCH_CUT,		/* past the limit: the output is taken as is */
+	WATCH_STOPPED		/* a stop came, and nothing more is ready */
+};
+
+/* Whether anything of the attempt is alive: signal 0 reaches it. */
+static bool
+attempt_alive(const struct sigstate *ss)
+{
+	return signal_attempt(ss, 0, 0, false) > 0;
+}
+
+/*
+ * Whether the watch ends with the command reaped.  Past the limit, once
+ * no KILL is to follow or nothing of the attempt is left alive to write
+ * more, the output is taken as it is: a stalled reader of it would
+ * otherwise hold retry until the KILL.
+ */
+static enum watch_end
+watch_ended(const struct sigstate *ss, const struct watch *w,
+    struct streams *st, int failed)
+{
+	if (w->pid != 0)
+		return WATCH_GOES_ON;
+	if (failed != 0)
+		return WATCH_FAILED;
+	if (st == NULL)
+		return WATCH_NO_STREAMS;
+	if (streams_done(st))
+		return WATCH_COMPLETE;
+	if (w->expired && (w->kill_at == 0 || !attempt_alive(ss)))
+		return WATCH_CUT;
+	return WATCH_GOES_ON;
+}
+
+/*
+ * Waits for a signal, the next time limit or the streams st (or NULL),
+ * and services those that are ready; streams that fail (*failed) kill
+ * the attempt.  Once a stop signal came and the command is reaped, what
+ * is ready is passed on and nothing waits: a stalled reader is not
+ * waited for (WATCH_STOPPED).
+ */
+static enum watch_end
+watch_wait(const struct sigstate *ss, struct watch *w, struct streams *st,
+    int *failed)
+{
+	struct pollfd fds[STREAMS_FDS];
+	bool stopping = w->pid == 0 && signals_stop() != 0;
+	int nfds = *failed == 0 && st != NULL ? streams_fds(st, fds) : 0;
+	int ready;
+
+	ready = signals_wait(ss, fds, nfds, stopping ? mono_now() :
+	    earliest(w->expired ? 0 : w->limit, w->kill_at));
+	if (ready <= 0 && stopping)
+		return WATCH_STOPPED;
+	if (ready > 0 && nfds > 0 &&
+	    (*failed = streams_service(st, fds, nfds)) != 0)
+		signal_attempt(ss, w->pid, SIGKILL, false);
+	return WATCH_GOES_ON;
+}
+
 /*
  * Waits for the command, servicing its streams st (or NULL), until it is
- * reaped and its output is complete; returns its wait status.  The limit
- * bounds both: once it passed and no KILL is to follow, or nothing of the
- * attempt is left alive to write more (a stalled reader of the output
- * would otherwise hold retry until the KILL), the output is taken as it
- * is; once a stop signal came and the command is reaped,
- * what is ready is passed on and a stalled reader is not waited for.
- * Streams that fail kill the attempt first, then report.
+ * reaped and its output is complete, the limit cut it short, a stop
+ * signal came or the streams failed (see watch_ended()); returns its wait
+ * status.  Streams that fail kill the attempt first, then report.
  */
 static int
 watch_attempt(const struct sigstate *ss, struct watch *w,
     struct streams *st)
 {
-	struct pollfd fds[STREAMS_FDS];
-	int nfds, status = 0, failed = 0, ready;
-	bool stopping;
+	int status = 0, failed = 0;
 
 	for (;;) {
 		/* Only a SIGCHLD, taken in ppoll(), can mean it ended. */
@@ -296,20 +356,9 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
 		    reap(w->pid, &status))
 			w->pid = 0;	/* reaped: never signalled again */
 		watch_step(ss, w);
-		if (w->pid == 0 && (failed != 0 || st == NULL ||
-		    streams_done(st) || (w->expired && (w->kill_at == 0 ||
-		    signal_attempt(ss, 0, 0, false) == 0))))
+		if (watch_ended(ss, w, st, failed) != WATCH_GOES_ON ||
+		    watch_wait(ss, w, st, &failed) != WATCH_GOES_ON)
 			break;
-		/* After a stop, what is ready is passed on; nothing waits. */
-		stopping = w->pid == 0 && signals_stop() != 0;
-		nfds = failed == 0 && st != NULL ? streams_fds(st, fds) : 0;
-		ready = signals_wait(ss, fds, nfds, stopping ? mono_now() :
-		    earliest(w->expired ? 0 : w->limit, w->kill_at));
-		if (ready <= 0 && stopping)
-			break;
-		if (ready > 0 && nfds > 0 &&
-		    (failed = streams_service(st, fds, nfds)) != 0)
-			signal_attempt(ss, w->pid, SIGKILL, false);
 	}
 	if (failed != 0)
 		streams_fail(st, failed);
