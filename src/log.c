@@ -179,7 +179,7 @@ log_open(struct log *lg, const struct log_options *lo)
 	lg->format = lo->format;
 	lg->verbosity = lo->verbosity;
 	lg->max = lo->attempts;
-	lg->http = lg->json.http = lo->http;
+	lg->json.http = lo->http;
 	lg->until_failure = lo->until_failure;
 	if (lo->log_file != NULL) {
 		lg->fd = open_append(lo->log_file, "--log-file");
@@ -224,32 +224,32 @@ line_start(const struct log *lg, struct strbuf *sb)
 }
 
 /*
- * A text line.  Its values may hold outside text (an ERE, a path, a
- * header's value), so the whole message is made visible, in one place.
+ * A message as a line of the log, in line: a text line, or with
+ * --log-format=github and an annotation (warning, error, notice) that
+ * GitHub Actions workflow command, titled with the program's name.  The
+ * message may hold outside text (an ERE, a path, a header's value): it is
+ * made visible, or escaped as workflow-command data, in one place, so
+ * that it stays one line whatever it holds.
  */
-static void __printflike(2, 3)
-text(struct log *lg, const char *fmt, ...)
+static void
+format_line(const struct log *lg, const char *annotation, const char *msg,
+    struct strbuf *line)
 {
-	struct strbuf msg = { 0 }, line = { 0 };
-	va_list ap;
-
-	va_start(ap, fmt);
-	sb_vprintf(&msg, fmt, ap);
-	va_end(ap);
-	line_start(lg, &line);
-	sb_visible(&line, sb_text(&msg));
-	sb_str(&line, "\n");
-	log_put(lg, lg->fd, line.s, line.len);
-	sb_free(&msg);
-	sb_free(&line);
+	if (annotation != NULL && lg->format == LOG_GITHUB) {
+		sb_printf(line, "::%s title=", annotation);
+		sb_github(line, getprogname(), true);
+		sb_str(line, "::");
+		sb_github(line, msg, false);
+	} else {
+		line_start(lg, line);
+		sb_visible(line, msg);
+	}
+	sb_str(line, "\n");
 }
 
-/*
- * One GitHub Actions annotation: ::warning or ::error, titled "retry".
- * Escaped as workflow-command data, it stays one line whatever it holds.
- */
+/* Says a message, as format_line() makes it a line. */
 static void __printflike(3, 4)
-gh_annotate(struct log *lg, const char *command, const char *fmt, ...)
+say(struct log *lg, const char *annotation, const char *fmt, ...)
 {
 	struct strbuf msg = { 0 }, line = { 0 };
 	va_list ap;
@@ -257,15 +257,14 @@ gh_annotate(struct log *lg, const char *command, const char *fmt, ...)
 	va_start(ap, fmt);
 	sb_vprintf(&msg, fmt, ap);
 	va_end(ap);
-	sb_printf(&line, "::%s title=", command);
-	sb_github(&line, getprogname(), true);
-	sb_str(&line, "::");
-	sb_github(&line, sb_text(&msg), false);
-	sb_str(&line, "\n");
+	format_line(lg, annotation, sb_text(&msg), &line);
 	log_put(lg, lg->fd, line.s, line.len);
 	sb_free(&msg);
 	sb_free(&line);
 }
+
+/* A text line, in every format. */
+#define text(lg, ...)	say((lg), NULL, __VA_ARGS__)
 
 /* The outcome as text, of any length: it can hold a long ERE. */
 static char *
@@ -307,7 +306,7 @@ attempt_name(const struct log *lg, long long k, char *buf, size_t len)
 void
 log_start(struct log *lg, const struct log_run *run, nsec_t t0)
 {
-	lg->t0 = lg->json.t0 = t0;
+	lg->json.t0 = t0;
 	jsonlog_start(&lg->json, run);
 	if (run->env_options != NULL && says(lg, 1))
 		text(lg, "options from RETRY_OPTIONS: %s", run->env_options);
@@ -364,23 +363,16 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 	attempt_name(lg, k, name, sizeof(name));
 	what = outcome_text(o);
 	format_ms(d, sizeof(d), sl->sleep);
-	if (lg->format == LOG_GITHUB)
-		gh_annotate(lg, "warning", "attempt %s %s (%s), next in "
-		    "%ss%s", name, verb, what, d, sb_text(&ra));
-	else {
-		sb_free(&lg->status);
-		sb_free(&lg->plain);
-		sb_printf(&msg, "attempt %s %s (%s)", name, verb, what);
-		sb_visible(&lg->status, getprogname());
-		sb_str(&lg->status, ": ");
-		sb_visible(&lg->status, sb_text(&msg));
-		sb_printf(&msg, ", next in %ss%s", d, sb_text(&ra));
-		line_start(lg, &lg->plain);
-		sb_visible(&lg->plain, sb_text(&msg));
-		sb_str(&lg->plain, "\n");
-		if (!lg->countdown)
-			log_put(lg, lg->fd, lg->plain.s, lg->plain.len);
-	}
+	sb_printf(&msg, "attempt %s %s (%s)", name, verb, what);
+	sb_free(&lg->status);
+	sb_visible(&lg->status, getprogname());
+	sb_str(&lg->status, ": ");
+	sb_visible(&lg->status, sb_text(&msg));
+	sb_printf(&msg, ", next in %ss%s", d, sb_text(&ra));
+	sb_free(&lg->plain);
+	format_line(lg, "warning", sb_text(&msg), &lg->plain);
+	if (!lg->countdown)
+		log_put(lg, lg->fd, lg->plain.s, lg->plain.len);
 	free(what);
 	sb_free(&ra);
 	sb_free(&msg);
@@ -520,26 +512,15 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 		if (status != outcome_status(o))
 			sb_printf(&why, "; exiting %d", status);
 	}
-	if (reason != NULL && lg->until_failure) {
-		attempt_name(lg, k, name, sizeof(name));
-		if (lg->format == LOG_GITHUB)
-			gh_annotate(lg, "error", "attempt %s failed after %ss: "
-			    "%s (%s)", name, d, what, sb_text(&why));
-		else
-			text(lg, "attempt %s failed after %ss: %s (%s)", name,
-			    d, what, sb_text(&why));
-	} else if (reason != NULL) {
-		if (lg->format == LOG_GITHUB)
-			gh_annotate(lg, "error", "giving up after %lld attempt%s "
-			    "in %ss: %s (%s)", k, k == 1 ? "" : "s", d, what,
-			    sb_text(&why));
-		else
-			text(lg, "giving up after %lld attempt%s in %ss: %s (%s)",
-			    k, k == 1 ? "" : "s", d, what, sb_text(&why));
-	} else if (says(lg, 1) || k > 1) {
-		attempt_name(lg, k, name, sizeof(name));
+	attempt_name(lg, k, name, sizeof(name));
+	if (reason != NULL && lg->until_failure)
+		say(lg, "error", "attempt %s failed after %ss: %s (%s)", name,
+		    d, what, sb_text(&why));
+	else if (reason != NULL)
+		say(lg, "error", "giving up after %lld attempt%s in %ss: %s "
+		    "(%s)", k, k == 1 ? "" : "s", d, what, sb_text(&why));
+	else if (says(lg, 1) || k > 1)
 		text(lg, "succeeded on attempt %s after %ss", name, d);
-	}
 	free(what);
 	sb_free(&why);
 }
@@ -560,14 +541,9 @@ log_all_succeeded(struct log *lg, long long k, const char *why,
 	if (!says(lg, 0))
 		return;
 	format_ms(d, sizeof(d), elapsed);
-	if (lg->format == LOG_GITHUB)
-		gh_annotate(lg, "notice", "all %lld attempt%s succeeded in "
-		    "%ss%s%s", k, k == 1 ? "" : "s", d, why != NULL ? "; " : "",
-		    why != NULL ? why : "");
-	else
-		text(lg, "all %lld attempt%s succeeded in %ss%s%s", k,
-		    k == 1 ? "" : "s", d, why != NULL ? "; " : "",
-		    why != NULL ? why : "");
+	say(lg, "notice", "all %lld attempt%s succeeded in %ss%s%s", k,
+	    k == 1 ? "" : "s", d, why != NULL ? "; " : "", why != NULL ? why :
+	    "");
 }
 
 /* Something of attempt k that only -v reports, such as an ignored field. */

@@ -25,12 +25,10 @@ struct log {
 	int		 verbosity;
 	bool		 countdown;	/* redraw a status line on a terminal */
 	bool		 line_open;	/* the status line is showing */
-	nsec_t		 t0;		/* what the run's times count from */
 	long long	 max;		/* --attempts, 0: unlimited */
 	struct strbuf	 status;	/* the status line, less the time */
 	struct strbuf	 plain;		/* the line it leaves behind */
 	int		 drawn;		/* columns of the status line shown */
-	bool		 http;		/* --http: events carry the status */
 	bool		 until_failure;	/* the sleeps follow successes */
 };
 /* What log_open() needs of the command line. */
