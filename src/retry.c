@@ -279,7 +279,7 @@ conclude(struct run *r, long long k, const struct outcome *o,
 	exit_as(o);
 }
 
-/* How the run ends after an attempt, and why (NULL: success as such). */
+/* How the run ends after an attempt, and the reason it gives (or NULL). */
 struct end {
 	enum run_end	 how;
 	const char	*why;
