@@ -156,6 +156,11 @@ dry_run(const struct config *cfg)
 		    "attempt that runs that long; a dry run cannot know how "
 		    "long attempts run\n", w);
 	}
+	if (cfg->stall != 0) {
+		format_span(w, sizeof(w), cfg->stall);
+		printf("# --stall-timeout=%s: an attempt with no output for %s "
+		    "is timed out\n", w, w);
+	}
 	dry_guard(&cfg->budget, "retry budget");
 	dry_guard(&cfg->breaker, "circuit breaker");
 	if (cfg->env_options != NULL)

@@ -52,6 +52,8 @@ static const char help_text[] =
 "  -s, --signal=SIG          sent when an attempt times out               [TERM]\n"
 "  -k, --kill-after=DURATION then SIGKILL after this long, or inf          [10s]\n"
 "  -m, --max-time=DURATION   limit for the whole run, 0 for none          [none]\n"
+"  -S, --stall-timeout=DURATION  end an attempt that writes nothing to\n"
+"                            stdout or stderr this long, as -t does      [none]\n"
 "      --foreground          always stay in the caller's process group\n"
 "\n"
 "Pipelines:\n"

@@ -71,10 +71,11 @@ enum {
 	OPT_BREAKER,
 	OPT_JSON_LOG,
 	OPT_PRESET,
-	OPT_UNTIL_FAILURE
+	OPT_UNTIL_FAILURE,
+	OPT_DELAYS
 };
 
-static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:IOqvhV";
+static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:S:IOqvhV";
 
 static const struct option longopts[] = {
 	{ "attempts",		required_argument,	NULL, 'n' },
@@ -91,6 +92,7 @@ static const struct option longopts[] = {
 	{ "signal",		required_argument,	NULL, 's' },
 	{ "kill-after",		required_argument,	NULL, 'k' },
 	{ "max-time",		required_argument,	NULL, 'm' },
+	{ "stall-timeout",	required_argument,	NULL, 'S' },
 	{ "foreground",		no_argument,		NULL, OPT_FOREGROUND },
 	{ "budget",		required_argument,	NULL, OPT_BUDGET },
 	{ "breaker",		required_argument,	NULL, OPT_BREAKER },
@@ -224,6 +226,8 @@ parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
 		return parse_duration(arg, &cfg->kill_after, true);
 	case 'm':
 		return parse_duration(arg, &cfg->max_time, false);
+	case 'S':
+		return parse_duration(arg, &cfg->stall, false);
 	case OPT_PRESET:
 		/* Applied before the other options, by parse_options(). */
 		return preset_apply(arg, NULL, NULL, NULL, NULL);
