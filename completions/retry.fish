@@ -10,7 +10,7 @@ set -g __fish_retry_valued attempts base factor cap jitter splay seed \
     retry-on stop-on success-on timeout signal kill-after max-time \
     log-format log-file success-if-output stop-if-output retry-if-output \
     on-retry on-give-up reset-after http budget breaker json-log preset \
-    stall-timeout
+    stall-timeout delays
 set -g __fish_retry_flags foreground replay-stdin hold-stdout dry-run quiet \
     verbose help version until-failure
 
@@ -110,6 +110,7 @@ complete $opt -s t -l timeout -x -d 'limit for each attempt, 0 for none'
 complete $opt -s s -l signal -x -a '(__fish_retry_signal_names)' -d 'signal sent when an attempt times out'
 complete $opt -s k -l kill-after -x -a inf -d 'then SIGKILL after this long, or inf'
 complete $opt -s m -l max-time -x -d 'limit for the whole run, 0 for none'
+complete $opt -l delays -x -d 'the waits before each retry, the last repeated'
 complete $opt -s S -l stall-timeout -x -d 'end an attempt silent this long, 0 for none'
 complete $opt -l foreground -d "leave the command in the caller's process group"
 complete $opt -l until-failure -d 'run again after each success, until the first failure'

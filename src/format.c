@@ -142,11 +142,14 @@ format_span(char *buf, size_t len, nsec_t ns)
 	char s[32];
 	size_t i;
 
+	if (ns == 0)
+		return snprintf(buf, len, "0");
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (ns >= units[i].unit && ns % units[i].unit == 0)
+		if (ns >= units[i].unit && ns % units[i].unit == 0 &&
+		    (ns < NSEC_PER_SEC || units[i].unit >= NSEC_PER_SEC))
 			return snprintf(buf, len, "%lld%s",
 			    (long long)(ns / units[i].unit), units[i].name);
-	format_seconds(s, sizeof(s), ns);
+	format_short(s, sizeof(s), ns);
 	return snprintf(buf, len, "%ss", s);
 }
 
