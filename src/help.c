@@ -44,8 +44,9 @@ static const char help_text[] =
 "      --retry-if-output=ERE a line matching ERE: retried                  [none]\n"
 "      --reset-after=DURATION  a run this long restarts the schedule      [never]\n"
 "      --until-failure       run again after each success, until the first\n"
-"                            failure: for flaky tests\n"
-"\n"
+"                            failure: for flaky tests\n";
+
+static const char help_text2[] =
 "Hooks (CMD runs through /bin/sh -c):\n"
 "      --on-retry=CMD        run after a failed attempt, before the sleep  [none]\n"
 "      --on-give-up=CMD      run once when retry gives up                  [none]\n"
@@ -91,5 +92,7 @@ help_print(FILE *fp)
 	fputs(usage_text, fp);
 	fputs("\n", fp);
 	fputs(help_text, fp);
+	fputs("\n", fp);
+	fputs(help_text2, fp);
 	return fflush(fp);
 }

@@ -12,6 +12,7 @@
 #include "escape.h"
 #include "jsonlog.h"
 #include "outcomes.h"
+#include "summary.h"
 
 struct log {
 	int		 fd;		/* the text sink: stderr or --log-file */
@@ -32,6 +33,8 @@ struct log {
 	int		 drawn;		/* columns of the status line shown */
 	bool		 http;		/* --http: events carry the status */
 	bool		 until_failure;	/* the sleeps follow successes */
+	struct summary	*summary;	/* $GITHUB_STEP_SUMMARY's, or NULL */
+	nsec_t		 attempt_at;	/* when the attempt started, from t0 */
 };
 /* What log_open() needs of the command line. */
 struct log_options {
