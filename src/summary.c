@@ -32,6 +32,7 @@
 #include "summary.h"
 
 #define SUMMARY_ROWS	50	/* rows kept at the start, and at the end */
+#define SUMMARY_COMMAND	1024	/* bytes of the command line shown */
 
 struct summary {
 	const char	*path;
@@ -73,28 +74,25 @@ sb_markdown(struct strbuf *sb, const char *s)
 
 /*
  * A word of the command, quoted as sh(1) would need it so that the
- * words can be told apart, then made inert.
+ * words can be told apart; sb_markdown() makes it inert after.
  */
 static void
 sb_word(struct strbuf *sb, const char *w)
 {
-	struct strbuf q = { 0 };
 	const char *p;
 
 	if (*w != '\0' && w[strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "abcdefghijklmnopqrstuvwxyz0123456789,._+:@%/=-")] == '\0') {
-		sb_markdown(sb, w);
+		sb_str(sb, w);
 		return;
 	}
-	sb_str(&q, "'");
+	sb_str(sb, "'");
 	for (p = w; *p != '\0'; p++)
 		if (*p == '\'')
-			sb_str(&q, "'\\''");
+			sb_str(sb, "'\\''");
 		else
-			sb_add(&q, p, 1);
-	sb_str(&q, "'");
-	sb_markdown(sb, sb_text(&q));
-	sb_free(&q);
+			sb_add(sb, p, 1);
+	sb_str(sb, "'");
 }
 
 /*
@@ -105,6 +103,8 @@ struct summary *
 summary_open(const char *path, char *const *argv)
 {
 	struct summary *sm;
+	struct strbuf raw = { 0 };
+	size_t n;
 
 	if (path == NULL || *path == '\0')
 		return NULL;
@@ -112,10 +112,21 @@ summary_open(const char *path, char *const *argv)
 		return NULL;
 	sm->path = path;
 	for (; argv != NULL && *argv != NULL; argv++) {
-		if (sm->command.len > 0)
-			sb_str(&sm->command, " ");
-		sb_word(&sm->command, *argv);
+		if (raw.len > 0)
+			sb_str(&raw, " ");
+		sb_word(&raw, *argv);
 	}
+	/* GitHub takes 1 MiB of summary a step: a huge argv is cut. */
+	if ((n = raw.len) > SUMMARY_COMMAND) {
+		for (n = SUMMARY_COMMAND; n > 0 &&
+		    ((unsigned char)raw.s[n] & 0xc0) == 0x80; n--)
+			;
+		raw.s[n] = '\0';
+	}
+	sb_markdown(&sm->command, sb_text(&raw));
+	if (n < raw.len)
+		sb_str(&sm->command, "&#8230;");
+	sb_free(&raw);
 	return sm;
 }
 

@@ -153,3 +153,17 @@ denied; no job summary written" ]
 	[ "$stderr" = "retry: GITHUB_STEP_SUMMARY /proc/version: Input/output \
 error; no job summary written" ]
 }
+
+@test "a long run shows its first and last 50 attempts, a huge argv is cut" {
+	local long
+	long=$(printf '%02000d' 0)
+	run -1 --separate-stderr "$RETRY" --log-format=github -q -n 120 \
+	    --delays=0 -- sh -c 'exit 1' "$long"
+	[ "$stderr" = "" ]
+	[ "$(sed -n 1p "$GITHUB_STEP_SUMMARY")" = "### retry: sh -c \
+&#39;exit 1&#39; ${long:0:1009}&#8230;" ]
+	[ "$(grep -c '^| [0-9]' "$GITHUB_STEP_SUMMARY")" = 100 ]
+	[ "$(masked | sed -n '54,56p')" = "| 50 | +S | D | exit 1 | 0.000s |
+| &#8230; | | | 20 attempts not shown | |
+| 71 | +S | D | exit 1 | 0.000s |" ]
+}
