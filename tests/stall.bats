@@ -181,3 +181,14 @@ duration; try 'retry --help'" ]
 for 5m is timed out" ]
 	wait_markers_gone
 }
+
+@test "RETRY_OPTIONS may hold --stall-timeout; argv's wins" {
+	RETRY_OPTIONS="-S 100ms" run -124 --separate-stderr "$RETRY" -n 1 -- \
+	    sleep "$MARK"
+	giving_up 1 "timed out: no output for 100ms" "no attempts left"
+	RETRY_OPTIONS="-S 100ms" run -0 --separate-stderr "$RETRY" -n 1 -S 0 \
+	    -- sh -c 'sleep 0.3; echo done'
+	[ "$stderr" = "" ]
+	[ "$output" = "done" ]
+	wait_markers_gone
+}
