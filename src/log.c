@@ -508,7 +508,7 @@ log_sleep_done(struct log *lg)
 }
 
 /* The job summary's last line, and the summary written. */
-static void
+static void __printflike(3, 4)
 job_summary_end(struct log *lg, int status, const char *fmt, ...)
 {
 	struct strbuf msg = { 0 };

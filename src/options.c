@@ -171,6 +171,24 @@ parse_log_value(int opt, const char *arg, struct config *cfg)
 }
 
 /*
+ * --stall-timeout and --delays (issue 28), then the log options; why (len
+ * bytes) is room for a reason.
+ */
+static const char *
+parse_limit_value(int opt, const char *arg, struct config *cfg, char *why,
+    size_t len)
+{
+	switch (opt) {
+	case 'S':
+		return parse_duration(arg, &cfg->stall, false);
+	case OPT_DELAYS:
+		return parse_delays(arg, &cfg->sched, why, len);
+	default:
+		return parse_log_value(opt, arg, cfg);
+	}
+}
+
+/*
  * A LIST of --retry-on, --stop-on or --success-on over what that option
  * was before this pass: its default, or what RETRY_OPTIONS made it; why
  * (len bytes) is room for the reason.
@@ -230,13 +248,9 @@ parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
 		return parse_duration(arg, &cfg->kill_after, true);
 	case 'm':
 		return parse_duration(arg, &cfg->max_time, false);
-	case 'S':
-		return parse_duration(arg, &cfg->stall, false);
 	case OPT_PRESET:
 		/* Applied before the other options, by parse_options(). */
 		return preset_apply(arg, NULL, NULL, NULL, NULL);
-	case OPT_DELAYS:
-		return parse_delays(arg, s, why, len);
 	case OPT_HTTP:
 		cfg->http_file = arg;
 		return *arg == '\0' ? "empty file name" : NULL;
@@ -259,7 +273,7 @@ parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
 	case OPT_BREAKER:
 		return parse_breaker(arg, &cfg->breaker);
 	default:
-		return parse_log_value(opt, arg, cfg);
+		return parse_limit_value(opt, arg, cfg, why, len);
 	}
 }
 
