@@ -71,7 +71,11 @@ output for 100ms), next in 0.001s" ]
 	    bash "$MARK"
 	giving_up 1 "timed out: no output for 200ms" "no attempts left"
 	[ "$output" = "started" ]
-	wait_markers_gone
+	# The portable build tracks no leftovers: it stops waiting for the
+	# output, and the holder lives on (proc_teardown ends it).
+	if linux_capability; then
+		wait_markers_gone
+	fi
 }
 
 @test "what a background process writes keeps the attempt alive" {
