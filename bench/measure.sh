@@ -162,13 +162,16 @@ bench_pipe() {
 	    cut -d' ' -f5)
 	# retry alone, -I alone and -O alone show where the time goes; the
 	# spool floor is one bare copy of the stream into a temporary file.
-	HF_NAMES=(cat retry retry-plain retry-I retry-O spoolfloor)
+	# --stall-timeout puts retry's own pipes between cat and the reader
+	# (issue 28): it must keep the pass-through's throughput.
+	HF_NAMES=(cat retry retry-plain retry-I retry-O spoolfloor retry-stall)
 	HF_CMDS=("$src | cat | cat >/dev/null"
 	    "$src | $(q "$RETRY") -I -O -- cat | cat >/dev/null"
 	    "$src | $(q "$RETRY") -- cat | cat >/dev/null"
 	    "$src | $(q "$RETRY") -I -- cat | cat >/dev/null"
 	    "$src | $(q "$RETRY") -O -- cat | cat >/dev/null"
-	    "$src | $(q "$BIN/spoolfloor")")
+	    "$src | $(q "$BIN/spoolfloor")"
+	    "$src | $(q "$RETRY") -S 1m -- cat | cat >/dev/null")
 	hf_rounds "$json" "$PIPE_RUNS" --runs 1
 	P_CAT=$(median_of "$json" cat)
 	P_RETRY=$(median_of "$json" retry)
@@ -176,6 +179,8 @@ bench_pipe() {
 	P_I=$(median_of "$json" retry-I)
 	P_O=$(median_of "$json" retry-O)
 	P_FLOOR=$(median_of "$json" spoolfloor)
+	P_STALL=$(median_of "$json" retry-stall)
+	R_STALL=$(calc '%.3f' "$P_PLAIN / $P_STALL")
 	P_BYTES=$bytes
 	P_CAT_MBS=$(mbs "$P_CAT")
 	P_RETRY_MBS=$(mbs "$P_RETRY")
@@ -183,7 +188,7 @@ bench_pipe() {
 	# Two spool copies, made one after the other by one process.
 	R_PIPE_BOUND=$(calc '%.3f' "$P_CAT / (2 * $P_FLOOR)")
 	fig P_RSS P_CAT P_RETRY P_PLAIN P_I P_O P_FLOOR P_BYTES P_CAT_MBS \
-	    P_RETRY_MBS R_PIPE R_PIPE_BOUND
+	    P_RETRY_MBS R_PIPE R_PIPE_BOUND P_STALL R_STALL
 }
 
 # --- 4b. waiting for leftovers ----------------------------------------------

@@ -83,6 +83,7 @@ summary_table() {
 | 4 | $PIPE_SIZE through \`retry -I -O -- cat\` | $R_PIPE × cat's throughput (bound of two spool copies: $R_PIPE_BOUND ×), $P_RSS KiB peak RSS | ≥ 0.7 ×, ≤ 8192 KiB | $V_PIPE |
 | 4 | CPU while clearing a TERM-proof leftover for $LEFTOVER_WAIT, $LEFTOVER_CROWD other processes | median $LT_CPU ms, max $LT_MAX ms | < 50 ms | $V_LEFTOVER |
 | 4 | $PIPE_SIZE through \`retry --retry-if-output=ERE -- cat\` | $R_MATCH_Z × the throughput of \`retry -- cat\` on zeros, $R_MATCH_T × on text lines; $M_RSS KiB peak RSS | none: reported | – |
+| 4 | $PIPE_SIZE through \`retry --stall-timeout=1m -- cat\` | $R_STALL × the throughput of \`retry -- cat\` | none: reported | – |
 | 5 | thundering herd, median attempts and time | slowest: $H_SLOWEST, most work: $H_MOST, least work: $H_LEAST ($H_LEAST_AWS of the article's four) | none loses, full least work | $V_HERD |
 | 6 | a $((OUTAGE_NS / 1000000)) ms outage, attempts while down, recovery | without a budget: $(outage_word "$O_NONE" 1) attempts, $(outage_word "$O_NONE" 3) ms; with \`$OUTAGE_BUDGET\`: $(outage_word "$O_BUDGET" 1), $(outage_word "$O_BUDGET" 3) ms | fewer attempts while down | $V_OUTAGE |
 MD

@@ -11,11 +11,11 @@ _retry_longopts=(attempts= base= factor= cap= jitter= splay= seed= retry-on=
 	replay-stdin hold-stdout dry-run log-format= log-file= quiet verbose help
 	version success-if-output= stop-if-output= retry-if-output= on-retry=
 	on-give-up= reset-after= http= budget= breaker= json-log= preset=
-	until-failure)
-_retry_shortopts=(n= b= f= c= j= r= x= t= s= k= m= I O q v h V)
+	until-failure stall-timeout= delays=)
+_retry_shortopts=(n= b= f= c= j= r= x= t= s= k= m= S= I O q v h V)
 declare -gA _retry_short_long=([n]=attempts [b]=base [f]=factor [c]=cap
 	[j]=jitter [r]=retry-on [x]=stop-on [t]=timeout [s]=signal
-	[k]=kill-after [m]=max-time)
+	[k]=kill-after [m]=max-time [S]=stall-timeout)
 # The signal names retry accepts, less the aliases IOT and POLL.
 _retry_signals=(HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE
 	ALRM TERM STKFLT CHLD CONT STOP TSTP TTIN TTOU URG XCPU XFSZ VTALRM PROF

@@ -9,7 +9,8 @@ set -g __fish_retry_signals HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV \
 set -g __fish_retry_valued attempts base factor cap jitter splay seed \
     retry-on stop-on success-on timeout signal kill-after max-time \
     log-format log-file success-if-output stop-if-output retry-if-output \
-    on-retry on-give-up reset-after http budget breaker json-log preset
+    on-retry on-give-up reset-after http budget breaker json-log preset \
+    stall-timeout delays
 set -g __fish_retry_flags foreground replay-stdin hold-stdout dry-run quiet \
     verbose help version until-failure
 
@@ -44,7 +45,7 @@ function __fish_retry_command
                 # A bundle: the first option that takes a value ends it,
                 # with the value glued on or in the next word.
                 set -l opts (string sub -s 2 -- $words[1])
-                set -l valued (string match -r -- '[nbfcjrxtskm].*' $opts)
+                set -l valued (string match -r -- '[nbfcjrxtskmS].*' $opts)
                 if test (string length -- "$valued") -eq 1
                     set -e words[1]
                 end
@@ -109,6 +110,8 @@ complete $opt -s t -l timeout -x -d 'limit for each attempt, 0 for none'
 complete $opt -s s -l signal -x -a '(__fish_retry_signal_names)' -d 'signal sent when an attempt times out'
 complete $opt -s k -l kill-after -x -a inf -d 'then SIGKILL after this long, or inf'
 complete $opt -s m -l max-time -x -d 'limit for the whole run, 0 for none'
+complete $opt -l delays -x -d 'the waits before each retry, the last repeated'
+complete $opt -s S -l stall-timeout -x -d 'end an attempt silent this long, 0 for none'
 complete $opt -l foreground -d "leave the command in the caller's process group"
 complete $opt -l until-failure -d 'run again after each success, until the first failure'
 complete $opt -s I -l replay-stdin -d 'give every attempt the same standard input'

@@ -109,7 +109,7 @@ message_ok(const char *err)
 		"invalid --", "unknown option '", "option '",
 		"no command given", "--until-failure and --",
 		"--retry-on names HTTP", "--stop-on names HTTP",
-		"--success-on names HTTP"
+		"--success-on names HTTP", "--delays and --"
 	};
 	size_t i;
 

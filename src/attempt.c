@@ -130,7 +130,10 @@ struct watch {
 	pid_t	group;		/* the group a hook leads, 0: none */
 	nsec_t	limit;		/* timeout or deadline, 0: none */
 	nsec_t	kill_at;	/* when to send SIGKILL, 0: not yet */
+	nsec_t	stall_at;	/* no output until then ends it; 0: none */
+	uint64_t taken;		/* the output seen when stall_at was set */
 	bool	expired;
+	bool	stalled;	/* by the stall timeout, not the limit */
 	bool	killed;
 	bool	stop_sent;	/* the hook's group has had the stop signal */
 };
@@ -233,15 +236,40 @@ escalate_later(struct watch *w, nsec_t now)
 		w->kill_at = nsec_add(now, w->spec->kill_after) | 1;
 }
 
+/*
+ * --stall-timeout: output since the last look, or output that waits for
+ * its reader, moves the stall deadline on; once it passes, the attempt
+ * has been silent that long and is timed out.
+ */
+static bool
+stall_due(struct watch *w, const struct streams *st, nsec_t now)
+{
+	uint64_t taken;
+
+	if (w->stall_at == 0 || w->expired)
+		return false;
+	taken = streams_taken(st);
+	if (taken != w->taken || streams_backed_up(st)) {
+		w->taken = taken;
+		w->stall_at = nsec_add(now, w->spec->stall);
+		return false;
+	}
+	return now >= w->stall_at;
+}
+
 /* One step of the watch: forward, time out or kill as due. */
 static void
-watch_step(const struct sigstate *ss, struct watch *w)
+watch_step(const struct sigstate *ss, struct watch *w,
+    const struct streams *st)
 {
 	int sig = w->spec->signal;
 	nsec_t now = mono_now();
 
 	pass_on_watched(ss, w);
-	if (!w->expired && w->limit != 0 && now >= w->limit) {
+	if (stall_due(w, st, now))
+		w->stalled = true;
+	if (!w->expired && (w->stalled || (w->limit != 0 &&
+	    now >= w->limit))) {
 		w->expired = true;
 		signal_watched(ss, w, sig, sig != SIGKILL);
 		if (sig == SIGKILL)
@@ -329,7 +357,8 @@ watch_wait(const struct sigstate *ss, struct watch *w, struct streams *st,
 	int ready;
 
 	ready = signals_wait(ss, fds, nfds, stopping ? mono_now() :
-	    earliest(w->expired ? 0 : w->limit, w->kill_at));
+	    earliest(w->expired ? 0 : earliest(w->limit, w->stall_at),
+	    w->kill_at));
 	if (ready <= 0 && stopping)
 		return WATCH_STOPPED;
 	if (ready > 0 && nfds > 0 &&
@@ -355,7 +384,7 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
 		if (w->pid != 0 && signals_child_exited() &&
 		    reap(w->pid, &status))
 			w->pid = 0;	/* reaped: never signalled again */
-		watch_step(ss, w);
+		watch_step(ss, w, st);
 		if (watch_ended(ss, w, st, failed) != WATCH_GOES_ON ||
 		    watch_wait(ss, w, st, &failed) != WATCH_GOES_ON)
 			break;
@@ -419,6 +448,8 @@ attempt_run(const struct sigstate *ss, const struct attempt_spec *sp,
 		w.limit = deadline;
 		o->deadline = true;
 	}
+	if (sp->stall != 0 && sp->streams != NULL)
+		w.stall_at = nsec_add(start, sp->stall);
 	status = watch_attempt(ss, &w, sp->streams);
 	o->duration = mono_now() - start;
 	end_streams(sp->streams, o);
@@ -426,7 +457,8 @@ attempt_run(const struct sigstate *ss, const struct attempt_spec *sp,
 	signals_take_pending(ss);
 	pass_on(ss, 0);
 	o->stop_signal = signals_stop();
-	o->deadline = o->deadline && w.expired;
+	o->deadline = o->deadline && w.expired && !w.stalled;
+	o->stalled = w.stalled ? sp->stall : 0;
 	classify(&w, status, o);
 }
 

@@ -22,6 +22,9 @@ struct attempt_spec {
 					   retry's own; closed once given */
 	bool		 own_group;	/* a process group of its own: a hook */
 	struct streams	*streams;	/* or NULL; they give fd[] */
+	nsec_t		 stall;		/* no output this long ends it, as
+					   the timeout does; 0: none; needs
+					   streams opened to watch */
 };
 void		 attempt_init(bool foreground);
 void		 attempt_run(const struct sigstate *ss,

@@ -66,6 +66,9 @@ backoff_window(const struct schedule *s, long long k)
 
 	if (k < 1)
 		return 0;
+	/* --delays: the k-th retry waits the k-th, the last repeated. */
+	if (s->ndelays > 0)
+		return s->delays[k < s->ndelays ? k - 1 : s->ndelays - 1];
 	/* Kubernetes restarts at once, then waits base, 2 base, ... */
 	if (s->first_now && k-- == 1)
 		return 0;
@@ -82,7 +85,7 @@ backoff_window(const struct schedule *s, long long k)
 static nsec_t
 sleep_limit(const struct schedule *s)
 {
-	return s->cap_window ? DURATION_MAX : s->cap;
+	return s->cap_window || s->ndelays > 0 ? DURATION_MAX : s->cap;
 }
 
 /* How many whole steps of q the window w spans, a last partial one too. */

@@ -26,6 +26,8 @@ struct jitter {
 	nsec_t		add;
 };
 
+#define DELAYS_MAX	32	/* values in a --delays LIST */
+
 struct schedule {
 	nsec_t		base;
 	nsec_t		cap;
@@ -34,6 +36,9 @@ struct schedule {
 	nsec_t		splay;
 	bool		cap_window;	/* cap the window only, not the jitter */
 	bool		first_now;	/* the first retry comes at once */
+	int		ndelays;	/* --delays: the windows, the last
+					   repeated; 0: computed from base */
+	nsec_t		delays[DELAYS_MAX];
 };
 
 /* xoshiro256** state; seeded from --seed or, lazily, from arc4random. */

@@ -27,6 +27,7 @@ struct config {
 	int		timeout_signal;
 	nsec_t		kill_after;	/* NSEC_INF: never */
 	nsec_t		max_time;	/* 0: none */
+	nsec_t		stall;		/* --stall-timeout; 0: none */
 	bool		foreground;
 	bool		replay_stdin;
 	bool		hold_stdout;

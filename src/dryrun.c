@@ -102,6 +102,23 @@ dry_walk(const struct config *cfg, uint64_t seed, struct dry_table *t)
 	}
 }
 
+/* --delays: the list the windows come from. */
+static void
+dry_delays(const struct schedule *s)
+{
+	char w[40];
+	int i;
+
+	if (s->ndelays == 0)
+		return;
+	printf("# --delays=");
+	for (i = 0; i < s->ndelays; i++) {
+		format_span(w, sizeof(w), s->delays[i]);
+		printf("%s%s", i > 0 ? "," : "", w);
+	}
+	printf(": retry k waits value k, the last repeated\n");
+}
+
 /* Where a guard keeps its state: the Redis URL as parsed, or a file. */
 static void
 dry_guard(const struct guard_spec *g, const char *what)
@@ -155,6 +172,12 @@ dry_run(const struct config *cfg)
 		printf("# --reset-after=%ss starts the schedule over after an "
 		    "attempt that runs that long; a dry run cannot know how "
 		    "long attempts run\n", w);
+	}
+	dry_delays(&cfg->sched);
+	if (cfg->stall != 0) {
+		format_span(w, sizeof(w), cfg->stall);
+		printf("# --stall-timeout=%s: an attempt with no output for %s "
+		    "is timed out\n", w, w);
 	}
 	dry_guard(&cfg->budget, "retry budget");
 	dry_guard(&cfg->breaker, "circuit breaker");

@@ -125,13 +125,42 @@ format_short(char *buf, size_t len, nsec_t ns)
 }
 
 /*
+ * A duration in its largest whole unit, as a user would write it: "5m",
+ * "90s", "1.5s", "250ms".
+ */
+int
+format_span(char *buf, size_t len, nsec_t ns)
+{
+	static const struct {
+		nsec_t		 unit;
+		const char	*name;
+	} units[] = {
+		{ 86400 * NSEC_PER_SEC, "d" }, { 3600 * NSEC_PER_SEC, "h" },
+		{ 60 * NSEC_PER_SEC, "m" }, { NSEC_PER_SEC, "s" },
+		{ NSEC_PER_MSEC, "ms" },
+	};
+	char s[32];
+	size_t i;
+
+	if (ns == 0)
+		return snprintf(buf, len, "0");
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (ns >= units[i].unit && ns % units[i].unit == 0 &&
+		    (ns < NSEC_PER_SEC || units[i].unit >= NSEC_PER_SEC))
+			return snprintf(buf, len, "%lld%s",
+			    (long long)(ns / units[i].unit), units[i].name);
+	format_short(s, sizeof(s), ns);
+	return snprintf(buf, len, "%ss", s);
+}
+
+/*
  * "exit 3", "signal TERM", "timed out", with the output condition: the
  * outcome without the HTTP status.
  */
 static int
 format_plain_outcome(char *buf, size_t len, const struct outcome *o)
 {
-	char name[16];
+	char name[16], span[40];
 	int n;
 
 	switch (o->kind) {
@@ -142,6 +171,12 @@ format_plain_outcome(char *buf, size_t len, const struct outcome *o)
 	case OUT_TIMEOUT:
 		n = snprintf(buf, len, o->value == EXIT_KILLED ?
 		    "timed out, killed" : "timed out");
+		if (o->stalled != 0 && n >= 0) {
+			format_span(span, sizeof(span), o->stalled);
+			n += snprintf((size_t)n < len ? buf + n : NULL,
+			    (size_t)n < len ? len - (size_t)n : 0,
+			    ": no output for %s", span);
+		}
 		break;
 	default:
 		n = snprintf(buf, len, "exit %d", o->value);

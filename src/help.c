@@ -25,6 +25,9 @@ static const char help_text[] =
 "      --splay=DURATION      random wait before the first attempt            [0]\n"
 "      --seed=N              make every random draw reproducible        [random]\n"
 "      --preset=NAME         a known system's schedule, or list           [none]\n"
+"      --delays=LIST         DURATIONs, comma-separated: retry k waits the k-th,\n"
+"                            the last repeated; no -b, -f, -c, --preset;\n"
+"                            jitter none unless -j is given          [computed]\n"
 "\n"
 "Policy (LIST: exit codes, ranges such as 1-125, signal names, timeout):\n"
 "  -r, --retry-on=LIST       outcomes that are retried\n"
@@ -41,8 +44,9 @@ static const char help_text[] =
 "      --retry-if-output=ERE a line matching ERE: retried                  [none]\n"
 "      --reset-after=DURATION  a run this long restarts the schedule      [never]\n"
 "      --until-failure       run again after each success, until the first\n"
-"                            failure: for flaky tests\n"
-"\n"
+"                            failure: for flaky tests\n";
+
+static const char help_text2[] =
 "Hooks (CMD runs through /bin/sh -c):\n"
 "      --on-retry=CMD        run after a failed attempt, before the sleep  [none]\n"
 "      --on-give-up=CMD      run once when retry gives up                  [none]\n"
@@ -52,6 +56,8 @@ static const char help_text[] =
 "  -s, --signal=SIG          sent when an attempt times out               [TERM]\n"
 "  -k, --kill-after=DURATION then SIGKILL after this long, or inf          [10s]\n"
 "  -m, --max-time=DURATION   limit for the whole run, 0 for none          [none]\n"
+"  -S, --stall-timeout=DURATION  end an attempt that writes nothing to\n"
+"                            stdout or stderr this long, as -t does      [none]\n"
 "      --foreground          always stay in the caller's process group\n"
 "\n"
 "Pipelines:\n"
@@ -86,5 +92,7 @@ help_print(FILE *fp)
 	fputs(usage_text, fp);
 	fputs("\n", fp);
 	fputs(help_text, fp);
+	fputs("\n", fp);
+	fputs(help_text2, fp);
 	return fflush(fp);
 }

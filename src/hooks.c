@@ -70,7 +70,7 @@ hook_run(const struct sigstate *ss, const struct hook *h)
 	char *argv[] = { sh, dash_c, NULL, NULL };
 	char status[HOOK_ENV], next[HOOK_ENV], secs[32], **env;
 	struct attempt_spec spec = { argv, NULL, 0, SIGTERM, h->kill_after,
-	    h->deadline, { -1, -1, -1 }, true, NULL };
+	    h->deadline, { -1, -1, -1 }, true, NULL, 0 };
 	struct outcome o;
 
 	if ((argv[2] = strdup(h->cmd)) == NULL)

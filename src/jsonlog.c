@@ -95,6 +95,8 @@ jsonlog_start(const struct jsonlog *jl, const struct log_run *run)
 	    run->timeout ? run->timeout : NSEC_INF);
 	json_seconds(&buf, "max_time",
 	    run->max_time ? run->max_time : NSEC_INF);
+	if (run->stall != 0)	/* the form is unchanged without it */
+		json_seconds(&buf, "stall_timeout", run->stall);
 	json_end(jl, &buf);
 }
 
@@ -142,6 +144,8 @@ jsonlog_attempt_end(const struct jsonlog *jl, long long k,
 		sb_printf(&buf, ",\"value\":%d", o->value);
 	sb_printf(&buf, ",\"status\":%d", outcome_status(o));
 	json_seconds(&buf, "duration", o->duration);
+	if (o->stalled != 0)	/* timed out after no output for this long */
+		json_seconds(&buf, "no_output_for", o->stalled);
 	if (o->matched_text != NULL) {
 		sb_printf(&buf, ",\"output_matched\":");
 		sb_json(&buf, o->matched_text);

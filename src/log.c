@@ -308,6 +308,9 @@ log_start(struct log *lg, const struct log_run *run, nsec_t t0)
 {
 	lg->json.t0 = t0;
 	jsonlog_start(&lg->json, run);
+	if (lg->format == LOG_GITHUB)
+		lg->summary = summary_open(getenv("GITHUB_STEP_SUMMARY"),
+		    run->argv);
 	if (run->env_options != NULL && says(lg, 1))
 		text(lg, "options from RETRY_OPTIONS: %s", run->env_options);
 }
@@ -318,6 +321,7 @@ log_attempt_start(struct log *lg, long long k)
 	char name[48];
 
 	jsonlog_attempt_start(&lg->json, k);
+	lg->attempt_at = mono_now() - lg->json.t0;
 	if (!says(lg, 1))
 		return;
 	attempt_name(lg, k, name, sizeof(name));
@@ -330,6 +334,12 @@ log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 	char name[48], *what, d[32];
 
 	jsonlog_attempt_end(&lg->json, k, o);
+	if (lg->summary != NULL) {
+		what = outcome_text(o);
+		summary_attempt(lg->summary, k, lg->attempt_at, o->duration,
+		    what);
+		free(what);
+	}
 	if (!says(lg, 1))
 		return;
 	attempt_name(lg, k, name, sizeof(name));
@@ -356,6 +366,7 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 		sb_printf(&ra, " (Retry-After: %s)", sl->retry_after);
 	jsonlog_sleep(&lg->json, k, sl->sleep, sl->window, sl->jitter,
 	    sl->server);
+	summary_wait(lg->summary, sl->sleep);
 	if (!says(lg, 0)) {
 		sb_free(&ra);
 		return;
@@ -488,6 +499,43 @@ log_sleep_done(struct log *lg)
 	lg->drawn = 0;
 }
 
+/* The job summary's last line, and the summary written. */
+static void __printflike(3, 4)
+job_summary_end(struct log *lg, int status, const char *fmt, ...)
+{
+	struct strbuf msg = { 0 };
+	va_list ap;
+
+	if (lg->summary == NULL)
+		return;
+	va_start(ap, fmt);
+	sb_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	summary_close(lg->summary, status, sb_text(&msg));
+	lg->summary = NULL;
+	sb_free(&msg);
+}
+
+/* log_finish()'s result in the job summary. */
+static void
+job_summary_finish(struct log *lg, long long k, const struct outcome *o,
+    const char *reason, nsec_t elapsed, int status)
+{
+	char d[32], *what;
+
+	if (lg->summary == NULL)
+		return;
+	format_ms(d, sizeof(d), elapsed);
+	what = outcome_text(o);
+	if (reason == NULL)
+		job_summary_end(lg, status, "succeeded on attempt %lld after "
+		    "%ss", k, d);
+	else
+		job_summary_end(lg, status, "gave up after %lld attempt%s in "
+		    "%ss: %s (%s)", k, k == 1 ? "" : "s", d, what, reason);
+	free(what);
+}
+
 /*
  * The end of the run after k attempts and elapsed; reason is NULL on
  * success.  status is what retry exits with: 1, not the command's 0, when
@@ -503,6 +551,7 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 	jsonlog_summary(&lg->json, k, elapsed, status,
 	    reason != NULL ? reason : "success");
 	gh_outputs(lg, k, status);
+	job_summary_finish(lg, k, o, reason, elapsed, status);
 	if (!says(lg, 0))
 		return;
 	what = outcome_text(o);
@@ -538,9 +587,12 @@ log_all_succeeded(struct log *lg, long long k, const char *why,
 	jsonlog_summary(&lg->json, k, elapsed, 0, why != NULL ? why :
 	    "all attempts succeeded");
 	gh_outputs(lg, k, 0);
+	format_ms(d, sizeof(d), elapsed);
+	job_summary_end(lg, 0, "all %lld attempt%s succeeded in %ss%s%s", k,
+	    k == 1 ? "" : "s", d, why != NULL ? "; " : "",
+	    why != NULL ? why : "");
 	if (!says(lg, 0))
 		return;
-	format_ms(d, sizeof(d), elapsed);
 	say(lg, "notice", "all %lld attempt%s succeeded in %ss%s%s", k,
 	    k == 1 ? "" : "s", d, why != NULL ? "; " : "", why != NULL ? why :
 	    "");
@@ -579,9 +631,10 @@ log_stopped(struct log *lg, long long k, bool during, int sig, int status,
 	lg->tty_wait = 0;	/* after a stop, nothing waits for a reader */
 	jsonlog_summary(&lg->json, k, elapsed, status, reason);
 	gh_outputs(lg, k, status);
+	format_ms(d, sizeof(d), elapsed);
+	job_summary_end(lg, status, "stopped by %s after %ss", sname, d);
 	if (!says(lg, 0))
 		return;
-	format_ms(d, sizeof(d), elapsed);
 	attempt_name(lg, k, name, sizeof(name));
 	if (k == 0 && !during)	/* before the first attempt, no splay */
 		text(lg, "stopped by %s before attempt 1", sname);
@@ -607,6 +660,8 @@ log_breaker_open(struct log *lg, const char *name, nsec_t wait)
 	snprintf(reason, sizeof(reason), "circuit breaker '%s' is open", name);
 	jsonlog_breaker_open(&lg->json, reason, wait);
 	gh_outputs(lg, 0, EXIT_TEMPFAIL);
+	job_summary_end(lg, EXIT_TEMPFAIL, "%s: the command was not run",
+	    reason);
 	if (!says(lg, 0))
 		return;
 	if (wait >= 0) {

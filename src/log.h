@@ -12,6 +12,7 @@
 #include "escape.h"
 #include "jsonlog.h"
 #include "outcomes.h"
+#include "summary.h"
 
 struct log {
 	int		 fd;		/* the text sink: stderr or --log-file */
@@ -30,6 +31,8 @@ struct log {
 	struct strbuf	 plain;		/* the line it leaves behind */
 	int		 drawn;		/* columns of the status line shown */
 	bool		 until_failure;	/* the sleeps follow successes */
+	struct summary	*summary;	/* $GITHUB_STEP_SUMMARY's, or NULL */
+	nsec_t		 attempt_at;	/* when the attempt started, from t0 */
 };
 /* What log_open() needs of the command line. */
 struct log_options {

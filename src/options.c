@@ -33,6 +33,9 @@ struct pass {
 	bool		 seen[MATCH_KINDS];	/* an output rule of this pass */
 	const char	*cap_arg, *base_arg;	/* NULL: default or preset */
 	int		 end;		/* the first word that is no option */
+	const char	*computed;	/* -b, -f, -c or --preset of this pass */
+	bool		 delays;	/* --delays in this pass */
+	bool		 jitter;	/* -j in either pass */
 };
 
 void
@@ -71,10 +74,11 @@ enum {
 	OPT_BREAKER,
 	OPT_JSON_LOG,
 	OPT_PRESET,
-	OPT_UNTIL_FAILURE
+	OPT_UNTIL_FAILURE,
+	OPT_DELAYS
 };
 
-static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:IOqvhV";
+static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:S:IOqvhV";
 
 static const struct option longopts[] = {
 	{ "attempts",		required_argument,	NULL, 'n' },
@@ -91,6 +95,7 @@ static const struct option longopts[] = {
 	{ "signal",		required_argument,	NULL, 's' },
 	{ "kill-after",		required_argument,	NULL, 'k' },
 	{ "max-time",		required_argument,	NULL, 'm' },
+	{ "stall-timeout",	required_argument,	NULL, 'S' },
 	{ "foreground",		no_argument,		NULL, OPT_FOREGROUND },
 	{ "budget",		required_argument,	NULL, OPT_BUDGET },
 	{ "breaker",		required_argument,	NULL, OPT_BREAKER },
@@ -111,6 +116,7 @@ static const struct option longopts[] = {
 	{ "on-give-up",		required_argument,	NULL, OPT_ON_GIVE_UP },
 	{ "reset-after",	required_argument,	NULL, OPT_RESET_AFTER },
 	{ "until-failure",	no_argument,		NULL, OPT_UNTIL_FAILURE },
+	{ "delays",		required_argument,	NULL, OPT_DELAYS },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
@@ -161,6 +167,24 @@ parse_log_value(int opt, const char *arg, struct config *cfg)
 		return *arg == '\0' ? "empty file name" : NULL;
 	default:
 		return NULL;
+	}
+}
+
+/*
+ * --stall-timeout and --delays (issue 28), then the log options; why (len
+ * bytes) is room for a reason.
+ */
+static const char *
+parse_limit_value(int opt, const char *arg, struct config *cfg, char *why,
+    size_t len)
+{
+	switch (opt) {
+	case 'S':
+		return parse_duration(arg, &cfg->stall, false);
+	case OPT_DELAYS:
+		return parse_delays(arg, &cfg->sched, why, len);
+	default:
+		return parse_log_value(opt, arg, cfg);
 	}
 }
 
@@ -249,7 +273,7 @@ parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
 	case OPT_BREAKER:
 		return parse_breaker(arg, &cfg->breaker);
 	default:
-		return parse_log_value(opt, arg, cfg);
+		return parse_limit_value(opt, arg, cfg, why, len);
 	}
 }
 
@@ -333,12 +357,39 @@ check_http_items(const struct config *cfg, char *err, size_t len)
 }
 
 /*
+ * --delays: no jitter unless -j asks for one, which then jitters each
+ * value as its window; base and cap become the first and the longest, as
+ * the logs and the guards read them.
+ */
+static bool
+check_delay_jitter(struct schedule *s, bool jitter_given, char *err,
+    size_t len)
+{
+	int i;
+
+	if (!jitter_given)
+		s->jitter.kind = JITTER_NONE;
+	if (s->jitter.kind == JITTER_DECORRELATED) {
+		snprintf(err, len, "--delays and --jitter=decorrelated cannot "
+		    "be combined: decorrelated jitter draws from the previous "
+		    "sleep, not from a list");
+		return false;
+	}
+	s->base = s->cap = s->delays[0];
+	for (i = 1; i < s->ndelays; i++)
+		if (s->delays[i] > s->cap)
+			s->cap = s->delays[i];
+	s->first_now = false;
+	return true;
+}
+
+/*
  * What no single option can check; false with err filled in.  base_arg
  * is NULL when the base is the default or the preset's.
  */
 static bool
 check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
-    char *err, size_t len)
+    bool jitter_given, char *err, size_t len)
 {
 	struct schedule *s = &cfg->sched;
 	char base[32];
@@ -357,6 +408,8 @@ check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
 	}
 	if (s->cap < s->base)
 		s->cap = s->base;
+	if (s->ndelays > 0 && !check_delay_jitter(s, jitter_given, err, len))
+		return false;
 	if (!check_http_items(cfg, err, len))
 		return false;
 	/* A budget and a breaker meter retries; this run retries nothing. */
@@ -416,6 +469,47 @@ refused_from_env(int opt, const char *arg)
 	}
 }
 
+/* What --delays replaces, or goes with, as this pass gives it. */
+static void
+note_schedule_option(int opt, struct pass *p)
+{
+	switch (opt) {
+	case 'b':
+	case 'f':
+	case 'c':
+	case OPT_PRESET:
+		if (p->computed == NULL)
+			p->computed = long_name(opt);
+		break;
+	case OPT_DELAYS:
+		p->delays = true;
+		break;
+	case 'j':
+		p->jitter = true;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * --delays replaces the computed schedule: one vector may not give both;
+ * across RETRY_OPTIONS and argv, argv's wins.  false with err filled in.
+ */
+static bool
+check_delays(struct config *cfg, const struct pass *p, char *err,
+    size_t len)
+{
+	if (p->delays && p->computed != NULL) {
+		snprintf(err, len, "--delays and --%s cannot be combined: the "
+		    "list replaces the computed schedule", p->computed);
+		return false;
+	}
+	if (!p->from_env && p->computed != NULL)
+		cfg->sched.ndelays = 0;	/* argv's schedule over the env's */
+	return true;
+}
+
 /* One option of a pass: a flag, or one that takes a value. */
 static enum parse_result
 parse_one(int opt, struct config *cfg, struct pass *p, char *err,
@@ -430,6 +524,7 @@ parse_one(int opt, struct config *cfg, struct pass *p, char *err,
 		p->cap_arg = arg;
 	else if (opt == 'b')
 		p->base_arg = arg;
+	note_schedule_option(opt, p);
 	if ((why = parse_value(opt, arg, cfg, p, whybuf,
 	    sizeof(whybuf))) != NULL) {
 		/* A huge value must not push the reason out. */
@@ -458,6 +553,8 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 	p->lists[1] = cfg->stop_on;
 	p->lists[2] = cfg->success_on;
 	memset(p->seen, 0, sizeof(p->seen));
+	p->computed = NULL;
+	p->delays = false;
 	optind = 0;
 	opterr = 0;
 	while ((at = optind > 0 ? optind : 1, opt = getopt_long(argc, argv,
@@ -483,6 +580,8 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 		last_arg = optarg;
 	}
 	p->end = optind;
+	if (!check_delays(cfg, p, err, len))
+		return PARSE_ERROR;
 	if (p->from_env && optind > 1 && strcmp(argv[optind - 1], "--") ==
 	    0 && argv[optind - 1] != last_arg) {
 		snprintf(err, len, "'--' is not allowed there: the command "
@@ -546,6 +645,6 @@ parse_options(char **envv, int argc, char **argv, struct config *cfg,
 	if ((r = parse_vector(argc, argv, cfg, &p, err, len)) != PARSE_OK)
 		return r;
 	cfg->argv = p.end < argc ? argv + p.end : NULL;
-	return check_config(cfg, p.cap_arg, p.base_arg, err, len) ?
+	return check_config(cfg, p.cap_arg, p.base_arg, p.jitter, err, len) ?
 	    PARSE_OK : PARSE_ERROR;
 }

@@ -38,6 +38,8 @@ struct outcome {
 	int		error;
 	nsec_t		duration;
 	bool		deadline;	/* the --max-time deadline ended it */
+	nsec_t		stalled;	/* --stall-timeout ended it: the
+					   timeout; 0: it did not */
 	int		stop_signal;	/* a signal retry received: forwarded */
 	int		matched;	/* the output condition, or -1 */
 	const char	*matched_text;	/* its ERE */

@@ -159,6 +159,43 @@ parse_duration(const char *s, nsec_t *out, bool allow_inf)
 	return NULL;
 }
 
+/*
+ * --delays: DURATIONs separated by commas, at most DELAYS_MAX, into
+ * sched's list; why (len bytes) is room for a reason that names the
+ * value at fault.
+ */
+const char *
+parse_delays(const char *s, struct schedule *sched, char *why, size_t len)
+{
+	char item[64];
+	const char *end, *bad;
+	size_t n;
+	int count = 0;
+
+	for (;; s = end + 1) {
+		end = s + strcspn(s, ",");
+		n = (size_t)(end - s);
+		if (count == DELAYS_MAX)
+			return "more than 32 values";
+		if (n == 0)
+			return "an empty value";
+		if (n >= sizeof(item))
+			return "a value too long to be a duration";
+		memcpy(item, s, n);
+		item[n] = '\0';
+		if ((bad = parse_duration(item, &sched->delays[count],
+		    false)) != NULL) {
+			snprintf(why, len, "value %d: %s", count + 1, bad);
+			return why;
+		}
+		count++;
+		if (*end == '\0')
+			break;
+	}
+	sched->ndelays = count;
+	return NULL;
+}
+
 const char *
 parse_attempts(const char *s, long long *out)
 {

@@ -16,6 +16,8 @@
 
 const char	*parse_duration(const char *s, nsec_t *out, bool allow_inf);
 const char	*parse_attempts(const char *s, long long *out);
+const char	*parse_delays(const char *s, struct schedule *sched, char *why,
+		    size_t len);
 const char	*parse_factor(const char *s, double *out);
 const char	*parse_jitter(const char *s, struct jitter *j);
 const char	*parse_seed(const char *s, uint64_t *out);

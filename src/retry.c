@@ -365,7 +365,7 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 {
 	struct attempt_spec spec = { r->cfg->argv, r->envp, r->cfg->timeout,
 	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline,
-	    { -1, -1, -1 }, false, r->streams };
+	    { -1, -1, -1 }, false, r->streams, r->cfg->stall };
 	int error;
 
 	set_attempt_env(r, k, prev);
@@ -558,7 +558,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	r->envp = env_with(environ, (char *[]){ r->env_attempt, max_env,
 	    r->env_prev, r->env_prev_http }, 4, 4);
 	r->streams = streams_open(cfg->replay_stdin, cfg->hold_stdout,
-	    matcher);
+	    matcher, cfg->stall != 0);
 	guards_open(&r->guards, &cfg->budget, &cfg->breaker,
 	    &(struct guard_limits){ cfg->attempts, cfg->timeout,
 	    cfg->kill_after, cfg->sched.cap, cfg->max_time }, r->sigs);
@@ -667,6 +667,7 @@ main(int argc, char *argv[])
 	if (cfg.max_time != 0)
 		run.deadline = nsec_add(run.t0, cfg.max_time);
 	log_start(&run.log, &(struct log_run){ cfg.argv, cfg.attempts,
-	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options }, run.t0);
+	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options, cfg.stall },
+	    run.t0);
 	retry_loop(&run);
 }

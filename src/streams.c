@@ -10,8 +10,11 @@
  *	stderr	a pipe through the matcher into retry's stderr, when an
  *		output condition is given
  *
- * A stream that has neither a matcher nor the held file as its sink is
- * no pipe: the command writes to retry's descriptor directly.  Through a
+ * With --stall-timeout both are pipes, whatever else is given, so that
+ * retry sees every byte the attempt writes: streams_taken() counts them,
+ * and without a matcher they are spliced on to their sink as they come.
+ * Otherwise a stream that has neither a matcher nor the held file as its
+ * sink is no pipe: the command writes to retry's descriptor directly.  Through a
  * matcher the bytes go on to their sink unchanged and at once, each
  * stream in its own order.
  *
@@ -31,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -64,6 +68,7 @@ struct stream {
 	bool	 full;		/* dst had no room at the last try */
 	char	*buf;		/* bytes read and not yet written */
 	size_t	 head, tail;
+	uint64_t taken;		/* bytes read from src, for the stall watch */
 };
 
 struct streams {
@@ -71,6 +76,7 @@ struct streams {
 	struct held	*held;		/* -O, or NULL */
 	struct matcher	*matcher;	/* output conditions, or NULL */
 	struct stream	 out, err;
+	bool		 watch;		/* --stall-timeout: both are pipes */
 	const char	*failed;	/* what could not be written */
 };
 
@@ -162,6 +168,7 @@ stream_read(struct stream *s)
 
 	n = read(s->src, s->buf, READ_SIZE);
 	if (n > 0) {
+		s->taken += (uint64_t)n;
 		stream_scan(s, s->buf, (size_t)n);
 		s->head = 0;
 		s->tail = (size_t)n;
@@ -196,6 +203,8 @@ stream_tee(struct stream *s)
 		stream_orphan(s);
 	else if (n == 0)
 		stream_eof(s);
+	if (n > 0)
+		s->taken += (uint64_t)n;
 	for (done = 0; done < n; done += r) {
 		r = read(s->src, s->buf, (size_t)(n - done) < READ_SIZE ?
 		    (size_t)(n - done) : READ_SIZE);
@@ -203,6 +212,32 @@ stream_tee(struct stream *s)
 			break;
 		stream_scan(s, s->buf, (size_t)r);
 	}
+	return 0;
+}
+#endif
+
+#ifdef __linux__
+/*
+ * --stall-timeout without a matcher, into a pipe: splice(2) moves the
+ * bytes without a copy and without blocking, as many as fit.
+ */
+static int
+stream_splice(struct stream *s)
+{
+	ssize_t n;
+
+	n = splice(s->src, NULL, s->dst, NULL, READ_SIZE, SPLICE_F_NONBLOCK);
+	if (n > 0)
+		s->taken += (uint64_t)n;
+	else if (n == -1 && errno == EAGAIN)
+		s->full = true;	/* src is readable: dst has no room */
+	else if (n == -1 && errno == EINVAL) {
+		s->dst_pipe = false;	/* no splice(2) here after all */
+		return stream_read(s);
+	} else if (n == -1 && errno != EINTR)
+		stream_orphan(s);
+	else if (n == 0)
+		stream_eof(s);
 	return 0;
 }
 #endif
@@ -219,8 +254,10 @@ stream_drain(struct stream *s)
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		if ((n = held_take(s->held, s->src, PULL_SIZE)) > 0)
+		if ((n = held_take(s->held, s->src, PULL_SIZE)) > 0) {
+			s->taken += (uint64_t)n;
 			continue;
+		}
 		if (n == -1 && fd_file_full())
 			return errno;
 		if (n == 0 || (errno != EAGAIN && errno != EINTR))
@@ -248,12 +285,14 @@ stream_service(struct stream *s, const struct pollfd *p)
 {
 	if (p->revents == 0)
 		return 0;
-	if (s->matcher == NULL)
+	if (s->matcher == NULL && s->held != NULL)
 		return stream_drain(s);
 	if (p->fd == s->dst && s->tail > s->head)
 		return stream_write(s);
 	s->full = false;
 #ifdef __linux__
+	if (s->dst_pipe && s->matcher == NULL)
+		return stream_splice(s);
 	if (s->dst_pipe)
 		return stream_tee(s);
 #endif
@@ -304,8 +343,8 @@ stream_begin(struct stream *s, struct matcher *m, struct held *h, int dst)
 {
 	int p[2];
 
-	if (m != NULL && s->buf == NULL && (s->buf = malloc(READ_SIZE)) ==
-	    NULL)
+	if ((m != NULL || h == NULL) && s->buf == NULL &&
+	    (s->buf = malloc(READ_SIZE)) == NULL)
 		err(EXIT_CANCELED, NULL);
 	if (fd_pipe(p) == -1)
 		err(EXIT_CANCELED, "pipe");
@@ -325,15 +364,17 @@ stream_begin(struct stream *s, struct matcher *m, struct held *h, int dst)
 }
 
 /*
- * The streams of -I (replay_stdin), -O (hold_stdout) and the output
- * conditions of m, or NULL for none: the command then has retry's.
+ * The streams of -I (replay_stdin), -O (hold_stdout), the output
+ * conditions of m and --stall-timeout (watch), or NULL for none: the
+ * command then has retry's.
  */
 struct streams *
-streams_open(bool replay_stdin, bool hold_stdout, struct matcher *m)
+streams_open(bool replay_stdin, bool hold_stdout, struct matcher *m,
+    bool watch)
 {
 	struct streams *st;
 
-	if (!replay_stdin && !hold_stdout && m == NULL)
+	if (!replay_stdin && !hold_stdout && m == NULL && !watch)
 		return NULL;
 	if ((st = calloc(1, sizeof(*st))) == NULL)
 		err(EXIT_CANCELED, NULL);
@@ -342,6 +383,7 @@ streams_open(bool replay_stdin, bool hold_stdout, struct matcher *m)
 	if (hold_stdout)
 		st->held = held_open();
 	st->matcher = m;
+	st->watch = watch;
 	st->out = (struct stream){ .which = MATCH_STDOUT, .src = -1,
 	    .dst = -1 };
 	st->err = (struct stream){ .which = MATCH_STDERR, .src = -1,
@@ -360,8 +402,9 @@ streams_begin(struct streams *st, int fd[3])
 	fd[1] = fd[2] = -1;
 	if (st->held != NULL)
 		held_begin(st->held);
-	if (st->matcher != NULL) {
+	if (st->matcher != NULL)
 		matcher_begin(st->matcher);
+	if (st->matcher != NULL || st->watch) {
 		fd[1] = stream_begin(&st->out, st->matcher, st->held,
 		    STDOUT_FILENO);
 		fd[2] = stream_begin(&st->err, st->matcher, NULL,
@@ -409,6 +452,27 @@ streams_service(struct streams *st, const struct pollfd *fds, int nfds)
 		if ((e = stream_write(&st->out)) != 0)
 			st->failed = "--hold-stdout: temporary file";
 	return e;
+}
+
+/*
+ * The bytes the attempt has written so far, to stdout and stderr
+ * together, held or passed on.
+ */
+uint64_t
+streams_taken(const struct streams *st)
+{
+	return st->out.taken + st->err.taken;
+}
+
+/*
+ * Whether output waits for a sink that takes nothing (a full pipe, a
+ * terminal under Ctrl-S): the attempt is then not silent, its reader is.
+ */
+bool
+streams_backed_up(const struct streams *st)
+{
+	return st->out.full || st->err.full || st->out.tail > st->out.head ||
+	    st->err.tail > st->err.head;
 }
 
 /* Whether the command's output is complete: every pipe at its end. */

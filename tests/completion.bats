@@ -58,6 +58,7 @@ check_options() {
 	expect_exactly "$(long_opt "$sh" --splay)" "$(long_opt "$sh" --seed)" \
 	    "$(long_opt "$sh" --stop-on)" "$(long_opt "$sh" --success-on)" \
 	    "$(long_opt "$sh" --signal)" \
+	    "$(long_opt "$sh" --stall-timeout)" \
 	    "$(long_opt "$sh" --stop-if-output)" \
 	    "$(long_opt "$sh" --success-if-output)"
 	complete_in "$sh" 'retry -q --dr'

@@ -19,6 +19,9 @@ common_setup() {
 	WORK=$BATS_TEST_TMPDIR
 	export WORK
 	unset RETRY_ATTEMPT RETRY_MAX_ATTEMPTS RETRY_PREV_STATUS
+	# On a GitHub runner, --log-format=github tests must not write the
+	# job's own summary.
+	unset GITHUB_STEP_SUMMARY
 }
 
 # poll_until SECONDS COMMAND [ARG...]: runs COMMAND every 10 ms until it
