@@ -35,9 +35,11 @@ ALL_CPPFLAGS = `$(FEATURES)` -D_FILE_OFFSET_BITS=64 $(CPPFLAGS)
 # again (flock, O_DIRECTORY, O_NOFOLLOW, MSG_DONTWAIT, arc4random_buf,
 # getprogname...): _DEFAULT_SOURCE for glibc and musl, _DARWIN_C_SOURCE
 # for macOS, _BSD_SOURCE for OpenBSD, _NETBSD_SOURCE for NetBSD, and
-# __BSD_VISIBLE for FreeBSD and DragonFly, whose <sys/cdefs.h> leaves it
-# undefined under _POSIX_C_SOURCE.  Each is ignored by the others, so one
-# set serves all; GNU-only functions stay hidden.  macOS is compiled and
+# __BSD_VISIBLE for FreeBSD, whose <sys/cdefs.h> leaves it
+# undefined under _POSIX_C_SOURCE.  A C library ignores the others'
+# macros, or takes them as its own (glibc and musl read _BSD_SOURCE as
+# _DEFAULT_SOURCE), so one set serves all, and none of them shows
+# GNU-only functions.  macOS is compiled and
 # linked here with Zig's copy of its headers (`make cross-macos`); the
 # BSDs are not built here.
 PORTABLE ?= 0
