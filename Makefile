@@ -30,10 +30,24 @@ ALL_CPPFLAGS = `$(FEATURES)` -D_FILE_OFFSET_BITS=64 $(CPPFLAGS)
 # _GNU_SOURCE, so that the C library hides GNU-only functions, and
 # __linux__ undefined, so that every Linux-only branch is left out and
 # the compiler checks the rest.  RETRY_PORTABLE selects the fallbacks.
+# Each C library hides what POSIX does not name once _POSIX_C_SOURCE is
+# defined, and each has its own macro that shows the BSD interfaces
+# again (flock, O_DIRECTORY, O_NOFOLLOW, MSG_DONTWAIT, arc4random_buf,
+# getprogname...): _DEFAULT_SOURCE for glibc and musl, _DARWIN_C_SOURCE
+# for macOS, _BSD_SOURCE for OpenBSD, _NETBSD_SOURCE for NetBSD, and
+# __BSD_VISIBLE for FreeBSD, whose <sys/cdefs.h> leaves it
+# undefined under _POSIX_C_SOURCE.  A C library ignores the others'
+# macros, or takes them as its own (glibc and musl read _BSD_SOURCE as
+# _DEFAULT_SOURCE), so one set serves all, and none of them shows
+# GNU-only functions.  macOS is compiled and
+# linked here with Zig's copy of its headers (`make cross-macos`); the
+# BSDs are not built here.
 PORTABLE ?= 0
 FEATURES = case '$(PORTABLE)' in ''|0) echo -D_GNU_SOURCE ;; \
 	   *) echo -DRETRY_PORTABLE -D_POSIX_C_SOURCE=200809L \
-	   -D_DEFAULT_SOURCE -U__linux__ -U__linux -Ulinux -U__gnu_linux__ ;; \
+	   -D_DEFAULT_SOURCE -D_DARWIN_C_SOURCE -D_BSD_SOURCE \
+	   -D_NETBSD_SOURCE -D__BSD_VISIBLE=1 \
+	   -U__linux__ -U__linux -Ulinux -U__gnu_linux__ ;; \
 	   esac
 PKG_CONFIG ?= pkg-config
 # The BSD interfaces come from the C library where it has them, else from
@@ -49,12 +63,12 @@ BSD_LIBS = `$(LIBBSD) libs $(CC) $(CFLAGS) $(LDFLAGS)`
 # hiredis, for --budget=redis://..., only where its static archive is
 # installed: linked statically, it costs a run that does not use it no
 # start-up time.  Without it the redis:// form fails with one line.
-HIREDIS_A  = pkg-config --exists hiredis && for a in \
-	     "$$(pkg-config --variable=libdir hiredis)/libhiredis.a" \
+HIREDIS_A  = $(PKG_CONFIG) --exists hiredis && for a in \
+	     "$$($(PKG_CONFIG) --variable=libdir hiredis)/libhiredis.a" \
 	     "$$($(CC) -print-file-name=libhiredis.a)"; do \
 	     test -f "$$a" && break; done && test -f "$$a"
 HIREDIS_CFLAGS = `$(HIREDIS_A) && echo -DHAVE_HIREDIS \
-		 $$(pkg-config --cflags hiredis)`
+		 $$($(PKG_CONFIG) --cflags hiredis)`
 HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
 
 SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/preset.c \
@@ -82,14 +96,18 @@ CORE_TESTS = tests/options.bats tests/duration.bats tests/schedule.bats \
 	     tests/messages.bats tests/environment.bats tests/timeout.bats \
 	     tests/spool.bats
 
-all: retry
+# The program `make` builds.  `make cross-macos` (mk/cross.mk) sets
+# another name, so that its builds for macOS take this rule as it is.
+PROG	= retry
+
+all: $(PROG)
 
 # The first line fails with a one-line hint where libbsd is needed and
 # missing.
-retry: $(SRCS) $(HDRS)
+$(PROG): $(SRCS) $(HDRS)
 	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
 	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) \
-	    $(OPTIMIZE) $(CFLAGS) -o retry $(SRCS) $(LDFLAGS) $(BSD_LIBS) \
+	    $(OPTIMIZE) $(CFLAGS) -o $(PROG) $(SRCS) $(LDFLAGS) $(BSD_LIBS) \
 	    $(HIREDIS_LIBS)
 
 # The fleet's Lua script, as a C string that src/budget.c embeds.

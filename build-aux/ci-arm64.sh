@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# CI: retry for arm64.  Cross-builds the static retry (mk/static.mk) with
-# Debian's gcc-aarch64-linux-gnu and arm64 libbsd (multiarch), without
-# hiredis (no arm64 libhiredis-dev here), and runs the core suites
-# (CORE_TESTS in Makefile) against it under qemu-user.
+# CI: retry for arm64.  Cross-builds the static retry with `make
+# static-arm64` (mk/static.mk: Debian's gcc-aarch64-linux-gnu and arm64
+# libbsd, multiarch, without hiredis: no arm64 libhiredis-dev here), and
+# runs the core suites (CORE_TESTS in Makefile) against it under
+# qemu-user.
 #
 # binfmt_misc is not assumed (the CI VM has no aarch64 entry), so RETRY
 # is a small wrapper that execs qemu-aarch64-static: the same process,
@@ -22,8 +23,7 @@ cd "$(dirname "$0")/.."
 sh build-aux/deps.sh packages build-aux/arm64-packages.txt
 
 rm -rf build/arm64
-PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
-    make static CC=aarch64-linux-gnu-gcc STATIC_DIR=build/arm64
+make static-arm64
 # The ELF machine: 0xb7 is AArch64.
 [[ $(od -An -tx2 -j18 -N2 build/arm64/retry) == " 00b7" ]] ||
     { echo "ci-arm64: build/arm64/retry is not an arm64 program" >&2; exit 1; }

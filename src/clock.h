@@ -1,6 +1,7 @@
 /*
  * clock.h: what clock.c offers its callers: the one clock that every
- * deadline is measured on, and the wall.
+ * deadline is measured on, the wall, and the boot-time clock that
+ * processes share, with the id of its boot.
  */
 #ifndef CLOCK_H
 #define CLOCK_H
@@ -10,5 +11,6 @@
 nsec_t		 mono_now(void);
 nsec_t		 wall_now(void);
 nsec_t		 boot_now(void);
+long long	 boot_id(void);
 
 #endif /* CLOCK_H */

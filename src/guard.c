@@ -14,7 +14,6 @@
  * breaker must never be the reason that a command does not run when the
  * dependency it protects is fine.
  */
-#include <ctype.h>
 #include <err.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -145,34 +144,6 @@ guards_open(struct guards *gs, const struct guard_spec *budget,
 }
 
 /* --- the local file -------------------------------------------------- */
-
-/*
- * This boot's id as a number (Linux's boot_id, its first 60 bits), or 0
- * where the kernel has none: the record's times are on this boot's
- * clock only.
- */
-static long long
-boot_id(void)
-{
-	long long id = 0;
-	char buf[64], *p;
-	int digits = 0;
-	FILE *f;
-
-	if ((f = fopen("/proc/sys/kernel/random/boot_id", "re")) == NULL)
-		return id;
-	if (fgets(buf, sizeof(buf), f) != NULL) {
-		for (p = buf; *p != '\0' && digits < 15; p++) {
-			if (!isxdigit((unsigned char)*p))
-				continue;
-			id = id * 16 + (isdigit((unsigned char)*p) ? *p - '0' :
-			    tolower((unsigned char)*p) - 'a' + 10);
-			digits++;
-		}
-	}
-	fclose(f);
-	return id;
-}
 
 /*
  * Locks g's file and reads its record: false (and g off) if it failed.
