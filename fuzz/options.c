@@ -65,7 +65,7 @@ check_accepted(const struct config *c, char **argv, int argc)
 	CHECK(isfinite(s->factor) && s->factor >= 1);
 	CHECK(duration_ok(c->timeout) && duration_ok(c->max_time));
 	CHECK(duration_ok(c->kill_after) || c->kill_after == NSEC_INF);
-	CHECK(c->timeout_signal >= 1 && c->timeout_signal < NSIG);
+	CHECK(c->timeout_signal >= 0 && c->timeout_signal < NSIG);
 	CHECK(c->verbosity >= -1 && c->verbosity <= 1);
 	CHECK(c->log_file == NULL || *c->log_file != '\0');
 	CHECK(c->http_file == NULL || *c->http_file != '\0');

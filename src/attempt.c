@@ -243,7 +243,9 @@ watch_step(const struct sigstate *ss, struct watch *w)
 	pass_on_watched(ss, w);
 	if (!w->expired && w->limit != 0 && now >= w->limit) {
 		w->expired = true;
-		signal_watched(ss, w, sig, sig != SIGKILL);
+		/* -s 0 sends nothing: the attempt runs on to its KILL. */
+		if (sig != 0)
+			signal_watched(ss, w, sig, sig != SIGKILL);
 		if (sig == SIGKILL)
 			w->killed = true;
 		else
