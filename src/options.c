@@ -6,7 +6,8 @@
  * are parse.c's to convert.  It parses the words of RETRY_OPTIONS
  * (envopts.c splits them) before argv, in the same way:
  * argv wins where both set something, and a LIST in argv replaces the
- * variable's unless it starts with +.  Nothing here exits or prints, so
+ * variable's unless it starts with +; every word of the variable is
+ * checked all the same, and every error it causes says so.  Nothing here exits or prints, so
  * the fuzz harnesses can drive it directly.
  */
 #include <getopt.h>
@@ -468,8 +469,10 @@ refused_from_env(int opt, const char *arg)
 	}
 }
 
-/* Whether the options that the checks across options name came from
- * RETRY_OPTIONS: the last pass to give one decides. */
+/*
+ * Whether the options that the checks across options name came from
+ * RETRY_OPTIONS: the last pass to give one decides.
+ */
 static void
 note_origin(int opt, struct pass *p)
 {
