@@ -133,6 +133,12 @@ check "the JSON log of a run with hooks ends with its summary" "exit 0" \
 check "a hook runs with stderr closed and no /dev/null" "exit 0" "ran" "" \
     sh -c 'retry -n 2 -b 0 --on-retry="echo lost; echo ran >/tmp/ran" \
 	-- sh -c "exit 1" 2>&-; [ $? = 1 ] && cat /tmp/ran'
+check "a hook runs with stdin closed and no /dev/null" "exit 1" "" \
+    "retry: attempt 1/2 failed (exit 1), next in 0.000s
+hook []
+retry: giving up after 2 attempts in Ns: exit 1 (no attempts left)" \
+    sh -c 'retry -n 2 -b 0 --on-retry="echo \"hook [\$(cat)]\"" \
+	-- sh -c "exit 1" <&-'
 # Without /proc, an attempt leads a process group of its own, and what
 # it left in that group is ended before the next attempt.  (busybox sh
 # starts no & job without /dev/null: the leftover is a child that kills
