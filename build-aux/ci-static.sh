@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016 # the commands' $ are for the shell in the root
 # CI: the static retry (make static) where it will live, in an empty root
-# that holds nothing but build/static/retry and a static busybox, with
-# only /tmp writable by the command's user.  Each check runs retry there
+# that holds nothing but build/static/retry and a static busybox (no
+# /dev, no /proc), with only /tmp writable by the command's user.  Each check runs retry there
 # through chroot(8) and compares the exact wait status (from perl's
 # system(), so that a death by a signal differs from an exit) and the
 # exact stderr.  Any mismatch fails the script, with both shown.  The last
@@ -112,6 +112,55 @@ retry: giving up after 2 attempts in Ns: exit 1 (no attempts left)" \
     retry --budget=ci -n 2 -b 0 -- false
 check "--budget=NAME keeps its state in /tmp/retry-UID" "exit 0" "ci" "" \
     ls /tmp/retry-65534
+
+# The root has no /dev and no /proc.  A hook gets an empty stdin (it
+# must not read the run's) and its output goes to stderr all the same; a
+# hook that cannot have /dev/null once ended the run with 125.
+check "hooks run without /dev/null: the command's status stands" "exit 7" \
+    "" "retry: attempt 1/2 failed (exit 7), next in 0.000s
+hook 1
+retry: giving up after 2 attempts in Ns: exit 7 (no attempts left)
+bye 2 []" \
+    retry -n 2 -b 0 --on-retry='echo hook $RETRY_ATTEMPT' \
+    --on-give-up='echo "bye $RETRY_ATTEMPT [$(cat)]"' -- sh -c 'exit 7'
+check "the JSON log of a run with hooks ends with its summary" "exit 0" \
+    '"event":"summary"' "" \
+    sh -c 'retry -n 2 -b 0 --json-log=/tmp/hooks.json -q \
+    --on-retry="echo hook >/tmp/hook.out" -- sh -c "exit 1" 2>/tmp/hooks.err
+	[ $? = 1 ] && [ ! -s /tmp/hooks.err ] && [ "$(cat /tmp/hook.out)" = hook ] &&
+	tail -n 1 /tmp/hooks.json | grep -o "\"event\":\"summary\""'
+# With stderr closed too, the hook's writes fail at once, and it runs on.
+check "a hook runs with stderr closed and no /dev/null" "exit 0" "ran" "" \
+    sh -c 'retry -n 2 -b 0 --on-retry="echo lost; echo ran >/tmp/ran" \
+	-- sh -c "exit 1" 2>&-; [ $? = 1 ] && cat /tmp/ran'
+check "a hook runs with stdin closed and no /dev/null" "exit 1" "" \
+    "retry: attempt 1/2 failed (exit 1), next in 0.000s
+hook []
+retry: giving up after 2 attempts in Ns: exit 1 (no attempts left)" \
+    sh -c 'retry -n 2 -b 0 --on-retry="echo \"hook [\$(cat)]\"" \
+	-- sh -c "exit 1" <&-'
+# Without /proc, an attempt leads a process group of its own, and what
+# it left in that group is ended before the next attempt.  (busybox sh
+# starts no & job without /dev/null: the leftover is a child that kills
+# its shell, the attempt, and goes on as sleep.)
+check "without /proc a leftover in the attempt's group is ended" "exit 0" \
+    "gone" "retry: attempt 1/3 failed (signal KILL), next in 0.000s
+retry: succeeded on attempt 2/3 after Ns" \
+    retry -n 3 -b 0 -- sh -c "$count"'
+	if [ $n = 1 ]; then
+		sh -c "echo \$\$ >/tmp/lo; kill -KILL \$PPID; exec sleep 30"
+	fi
+	[ -s /tmp/lo ] || { echo "no leftover"; exit 2; }
+	if kill -0 "$(cat /tmp/lo)" 2>/tmp/kill.err; then echo alive; exit 2; fi
+	echo gone' sh count3
+# In the caller's job (--foreground, or a terminal's) that cannot be
+# done: it is said once in the run.
+check "without /proc, --foreground says once that leftovers are not found" \
+    "exit 1" "" "retry: without /proc, what an attempt leaves running in the terminal's job cannot be found: it is not cleared before the next attempt
+retry: attempt 1/3 failed (exit 1), next in 0.000s
+retry: attempt 2/3 failed (exit 1), next in 0.000s
+retry: giving up after 3 attempts in Ns: exit 1 (no attempts left)" \
+    retry --foreground -n 3 -b 0 -- false
 
 # A host name for redis:// from /etc/hosts, in a root without glibc's
 # shared libraries: "Connection refused" (nothing listens on port 1)

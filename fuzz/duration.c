@@ -51,7 +51,9 @@ ref_duration(const char *s, long double *worth, int *terms)
 		return false;
 	while (*s != '\0') {
 		num = s;
-		if (!isdigit((unsigned char)*s))
+		/* ".5" as timeout(1) takes it: a fraction alone. */
+		if (!isdigit((unsigned char)*s) && (*s != '.' ||
+		    !isdigit((unsigned char)s[1])))
 			return false;
 		while (isdigit((unsigned char)*s))
 			s++;

@@ -7,7 +7,9 @@
  * argv has left getopt_long() in the middle of a word; an accepted
  * configuration is consistent (durations within 100 years, --cap not
  * below --base, a factor of at least 1, a command unless --dry-run);
- * and its schedule, as --dry-run draws it, stays inside its bounds.
+ * and its schedule, as --dry-run draws it, stays inside its bounds.  The
+ * same words as RETRY_OPTIONS are accepted alike, or refused with an
+ * error that says so.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -65,7 +67,7 @@ check_accepted(const struct config *c, char **argv, int argc)
 	CHECK(isfinite(s->factor) && s->factor >= 1);
 	CHECK(duration_ok(c->timeout) && duration_ok(c->max_time));
 	CHECK(duration_ok(c->kill_after) || c->kill_after == NSEC_INF);
-	CHECK(c->timeout_signal >= 1 && c->timeout_signal < NSIG);
+	CHECK(c->timeout_signal >= 0 && c->timeout_signal < NSIG);
 	CHECK(c->verbosity >= -1 && c->verbosity <= 1);
 	CHECK(c->log_file == NULL || *c->log_file != '\0');
 	CHECK(c->http_file == NULL || *c->http_file != '\0');
@@ -107,9 +109,9 @@ message_ok(const char *err)
 {
 	static const char *const forms[] = {
 		"invalid --", "unknown option '", "option '",
-		"no command given", "--until-failure and --",
+		"no command given", "--until-failure",
 		"--retry-on names HTTP", "--stop-on names HTTP",
-		"--success-on names HTTP", "--delays and --"
+		"--success-on names HTTP", "--delays and --", "RETRY_OPTIONS: "
 	};
 	size_t i;
 
@@ -152,6 +154,29 @@ split_words(char *buf, size_t size, char **argv)
 	return argc;
 }
 
+/*
+ * The same words as RETRY_OPTIONS before a command line of one command:
+ * accepted as they would be in argv, or an error that names the variable
+ * (or one of a known form when an option of the command line is in it).
+ */
+static void
+check_as_env(char **words)
+{
+	char a0[] = "retry", a1[] = "true";
+	char *argv[] = { a0, a1, NULL };
+	char err[ERR_LEN];
+	struct config c;
+	enum parse_result r;
+
+	memset(err, 'x', sizeof(err));
+	r = parse_options(words, 2, argv, &c, err, sizeof(err));
+	CHECK(r == PARSE_OK || r == PARSE_ERROR);
+	CHECK(r != PARSE_ERROR || (memchr(err, '\0', sizeof(err)) != NULL &&
+	    message_ok(err)));
+	if (r == PARSE_OK)
+		check_accepted(&c, argv, 2);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -177,6 +202,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_accepted(&c, argv, argc);
 		check_schedule(&c);
 	}
+
+	check_as_env(argv);
 
 	disturb();
 	memset(err2, 'x', sizeof(err2));

@@ -1,7 +1,8 @@
 /*
  * signal.c: libFuzzer harness for parse_signal() and sig_number().
  *
- * Properties: a parsed signal is in [1, NSIG); a number is exactly its
+ * Properties: a parsed signal is in [0, NSIG), 0 the null signal of
+ * timeout(1) that only a number gives; a number is exactly its
  * decimal digits; a name is case-insensitive, takes an optional SIG
  * prefix, and agrees with sig_number(); the name sig_name()
  * gives any parsed signal parses back to the same signal.
@@ -75,13 +76,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	why = parse_signal(s, &sig);
 	CHECK(why == NULL || *why != '\0');
 	if (why == NULL) {
-		CHECK(sig >= 1 && sig < NSIG);
+		CHECK(sig >= 0 && sig < NSIG);
 		name = sig_name(sig, buf, sizeof(buf));
 		CHECK(parse_signal(name, &back) == NULL && back == sig);
 	}
 	if (isdigit((unsigned char)*s)) {
 		n = ref_number(s);
-		CHECK((why == NULL) == (n >= 1 && n < NSIG));
+		CHECK((why == NULL) == (n >= 0 && n < NSIG));
 		CHECK(why != NULL || sig == n);
 	} else
 		check_name(s, why, sig);

@@ -46,7 +46,13 @@ has_terminal(void)
 	int fd;
 
 	if ((fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC)) == -1)
-		return false;
+		/*
+		 * ENXIO: none.  Without /dev/tty (an empty root) the
+		 * terminal is found where it is also stdin, out or err.
+		 */
+		return errno != ENXIO && (tcgetpgrp(STDIN_FILENO) != -1 ||
+		    tcgetpgrp(STDOUT_FILENO) != -1 ||
+		    tcgetpgrp(STDERR_FILENO) != -1);
 	close(fd);
 	return true;
 }
@@ -54,14 +60,21 @@ has_terminal(void)
 /*
  * Away from a terminal (cron, CI, setsid) retry leads a process group of
  * its own, as timeout(1) does, so that what the command starts there is
- * told from the caller's other processes.
+ * told from the caller's other processes.  Where that group's members
+ * cannot be listed (Linux without /proc), each attempt there leads a
+ * group of its own instead, signalled whole; in the terminal's job it
+ * cannot, and its leftovers go unseen.
  */
-void
+enum leftovers_mode
 attempt_init(bool foreground)
 {
-	if (!foreground && getpgrp() != getpid() && !has_terminal())
+	bool alone = !foreground && !has_terminal();
+
+	if (alone && getpgrp() != getpid())
 		setpgid(0, 0);
-	leftovers_init();
+	if (leftovers_init())
+		return LEFTOVERS_FOUND;
+	return alone ? LEFTOVERS_GROUP : LEFTOVERS_UNSEEN;
 }
 
 /* Reaps every child that has ended; records the status of pid. */
@@ -156,7 +169,8 @@ earliest(nsec_t a, nsec_t b)
  * or the stop signal that ended the wait.
  */
 static int
-await_leftovers(const struct sigstate *ss, int sig, nsec_t kill_at)
+await_leftovers(const struct sigstate *ss, pid_t group, int sig,
+    nsec_t kill_at)
 {
 	struct leftovers lw = { .npidfd = 0 };
 	struct pollfd fds[LEFTOVER_WATCH];
@@ -168,8 +182,10 @@ await_leftovers(const struct sigstate *ss, int sig, nsec_t kill_at)
 			sig = SIGKILL;
 			kill_at = 0;
 		}
-		if (leftovers_watch(&lw, signals_self(ss), sig, sig != 0 &&
-		    sig != SIGKILL && sig != SIGCONT) == 0)
+		if ((group > 0 ? leftovers_signal_group(group, sig, sig != 0 &&
+		    sig != SIGKILL && sig != SIGCONT) : leftovers_watch(&lw,
+		    signals_self(ss), sig, sig != 0 && sig != SIGKILL &&
+		    sig != SIGCONT)) == 0)
 			break;
 		sig = 0;
 		for (i = 0; i < lw.npidfd; i++)
@@ -271,7 +287,9 @@ watch_step(const struct sigstate *ss, struct watch *w,
 	if (!w->expired && (w->stalled || (w->limit != 0 &&
 	    now >= w->limit))) {
 		w->expired = true;
-		signal_watched(ss, w, sig, sig != SIGKILL);
+		/* -s 0 sends nothing: the attempt runs on to its KILL. */
+		if (sig != 0)
+			signal_watched(ss, w, sig, sig != SIGKILL);
 		if (sig == SIGKILL)
 			w->killed = true;
 		else
@@ -310,11 +328,16 @@ enum watch_end {
 	WATCH_STOPPED		/* a stop came, and nothing more is ready */
 };
 
-/* Whether anything of the attempt is alive: signal 0 reaches it. */
+/*
+ * Whether anything of the reaped attempt is alive: signal 0 reaches it,
+ * in retry's group or in the group the attempt led.
+ */
 static bool
-attempt_alive(const struct sigstate *ss)
+attempt_alive(const struct sigstate *ss, const struct watch *w)
 {
-	return signal_attempt(ss, 0, 0, false) > 0;
+	struct watch reaped = { .group = w->group };
+
+	return signal_watched(ss, &reaped, 0, false) > 0;
 }
 
 /*
@@ -335,7 +358,7 @@ watch_ended(const struct sigstate *ss, const struct watch *w,
 		return WATCH_NO_STREAMS;
 	if (streams_done(st))
 		return WATCH_COMPLETE;
-	if (w->expired && (w->kill_at == 0 || !attempt_alive(ss)))
+	if (w->expired && (w->kill_at == 0 || !attempt_alive(ss, w)))
 		return WATCH_CUT;
 	return WATCH_GOES_ON;
 }
@@ -442,7 +465,7 @@ attempt_run(const struct sigstate *ss, const struct attempt_spec *sp,
 		end_streams(sp->streams, o);
 		return;
 	}
-	w.group = sp->own_group ? w.pid : 0;
+	w.group = o->group = sp->own_group ? w.pid : 0;
 	w.limit = sp->timeout != 0 ? nsec_add(start, sp->timeout) : 0;
 	if (deadline != 0 && (w.limit == 0 || deadline <= w.limit)) {
 		w.limit = deadline;
@@ -492,18 +515,19 @@ attempt_sleep(const struct sigstate *ss, nsec_t until,
 
 /*
  * Before the next attempt: what the last one left running in retry's
- * group gets sig, then SIGKILL after kill_after (NSEC_INF: never) or at
- * the absolute deadline (0: none), whichever comes first.  Returns 0, or
- * the stop signal that interrupted the wait.
+ * group, or in the group it led (0: none), gets sig, then SIGKILL after
+ * kill_after (NSEC_INF: never) or at the absolute deadline (0: none),
+ * whichever comes first.  Returns 0, or the stop signal that interrupted
+ * the wait.
  */
 int
-attempt_clear_leftovers(const struct sigstate *ss, int sig, nsec_t kill_after,
-    nsec_t deadline)
+attempt_clear_leftovers(const struct sigstate *ss, pid_t group, int sig,
+    nsec_t kill_after, nsec_t deadline)
 {
 	nsec_t kill_at = 0;
 
 	reap(0, NULL);
 	if (kill_after != NSEC_INF)
 		kill_at = nsec_add(mono_now(), kill_after);
-	return await_leftovers(ss, sig, earliest(kill_at, deadline));
+	return await_leftovers(ss, group, sig, earliest(kill_at, deadline));
 }

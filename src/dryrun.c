@@ -4,7 +4,10 @@
  * every attempt taken to fail at once, so that with --seed the draw
  * column is what a run sleeps.  The columns line up: a first pass
  * measures the rows (which columns need 9 decimals rather than 3, and how
- * wide each is), a second prints them, from the same seed.
+ * wide each is), a second prints them, from the same seed.  Both passes
+ * are bounded: unlimited attempts show DRYRUN_UNLIMITED_ROWS rows and a
+ * count above DRYRUN_MAX_ROWS shows that many, so that the table starts
+ * at once whatever -n says (-n 9223372036854775807 once ran until killed).
  */
 #include <err.h>
 #include <stdio.h>
@@ -79,6 +82,8 @@ dry_walk(const struct config *cfg, uint64_t seed, struct dry_table *t)
 
 	backoff_init(&b, s, true, seed);
 	rows = cfg->attempts != 0 ? cfg->attempts : DRYRUN_UNLIMITED_ROWS;
+	if (rows > DRYRUN_MAX_ROWS)
+		rows = DRYRUN_MAX_ROWS;
 	t->cut = 0;
 	v[0] = -1;
 	v[1] = 0;
@@ -187,6 +192,9 @@ dry_run(const struct config *cfg)
 	if (cfg->attempts == 0 && t.cut == 0)
 		printf("# attempts are unlimited: the first %d are shown\n",
 		    DRYRUN_UNLIMITED_ROWS);
+	else if (cfg->attempts > DRYRUN_MAX_ROWS && t.cut == 0)
+		printf("# %lld attempts are too many to list: the first %d "
+		    "are shown\n", cfg->attempts, DRYRUN_MAX_ROWS);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(EXIT_CANCELED, "standard output");
 	return 0;

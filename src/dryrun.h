@@ -10,6 +10,7 @@
 struct config;
 
 #define DRYRUN_UNLIMITED_ROWS	20
+#define DRYRUN_MAX_ROWS		1000	/* more is shown as the first this many */
 
 int		 dry_run(const struct config *cfg);
 

@@ -4,7 +4,13 @@
  * RETRY_STATUS (the status of the attempt that just ended, whose number
  * is RETRY_ATTEMPT) and, before a retry, RETRY_NEXT_SLEEP in seconds.
  * Its stdin is /dev/null and its stdout goes to retry's stderr, so that
- * the command's stdout stays clean.  Its time counts against --max-time:
+ * the command's stdout stays clean.  Where /dev/null cannot be opened (an
+ * empty root, a FROM scratch image), a pipe whose writing end is closed
+ * is an empty stdin as good, and with stderr closed too, the stdout that
+ * goes nowhere is that pipe's reading end, where every write fails
+ * (EBADF) at once, as it does on the closed stderr: nothing blocks and
+ * no signal comes.  Only a hook that cannot get even that is not run,
+ * with a warning.  Its time counts against --max-time:
  * at the deadline it gets TERM, then KILL after --kill-after.  A hook
  * that fails is a warning and changes nothing.  It leads a process group
  * of its own: what it leaves running in the background is its own, not
@@ -29,20 +35,50 @@
 
 #define HOOK_ENV	64
 
-/* The hook's stdin and stdout; its stderr is retry's. */
-static void
+/*
+ * /dev/null opened with flags, or where it cannot be, the reading end of
+ * a pipe whose writing end is closed: reads find end of file, writes
+ * fail.  -1 with errno when there is not even a pipe.
+ */
+static int
+open_nothing(int flags)
+{
+	int fd, p[2];
+
+	if ((fd = fd_above_stdio(open("/dev/null", flags | O_CLOEXEC))) != -1)
+		return fd;
+	if (pipe(p) == -1)
+		return -1;
+	close(p[1]);
+	if (fcntl(p[0], F_SETFD, FD_CLOEXEC) == -1) {
+		close(p[0]);
+		return -1;
+	}
+	return fd_above_stdio(p[0]);
+}
+
+/*
+ * The hook's stdin and stdout; its stderr is retry's.  false, with fd[]
+ * closed and errno set, when they cannot be had.
+ */
+static bool
 hook_fds(int fd[3])
 {
+	int e;
+
 	fd[2] = -1;
-	if ((fd[0] = fd_above_stdio(open("/dev/null",
-	    O_RDONLY | O_CLOEXEC))) == -1)
-		err(EXIT_CANCELED, "/dev/null");
+	if ((fd[0] = open_nothing(O_RDONLY)) == -1)
+		return false;
 	/* With stderr closed, the hook's output has nowhere to go. */
 	if ((fd[1] = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC,
 	    STDERR_FILENO + 1)) == -1 && (errno != EBADF ||
-	    (fd[1] = fd_above_stdio(open("/dev/null",
-	    O_WRONLY | O_CLOEXEC))) == -1))
-		err(EXIT_CANCELED, "standard error");
+	    (fd[1] = open_nothing(O_WRONLY)) == -1)) {
+		e = errno;
+		close(fd[0]);
+		errno = e;
+		return false;
+	}
+	return true;
 }
 
 static void
@@ -85,10 +121,15 @@ hook_run(const struct sigstate *ss, const struct hook *h)
 	env = env_with(h->envp, (char *[]){ status, next }, 2,
 	    h->next_sleep >= 0 ? 2 : 1);
 	spec.envp = env;
-	hook_fds(spec.fd);
-	attempt_run(ss, &spec, &o);
+	/* Without them, the hook is not run: it changes nothing anyway. */
+	if (hook_fds(spec.fd)) {
+		attempt_run(ss, &spec, &o);
+		report(h->name, &o);
+	} else {
+		warn("%s: not run", h->name);
+		memset(&o, 0, sizeof(o));
+	}
 	free(argv[2]);
 	free(env);
-	report(h->name, &o);
 	return o.stop_signal;
 }

@@ -17,6 +17,11 @@
  * there but not tested.  Elsewhere no leftover is found: only the command
  * itself is signalled and waited for, and what it left running in the
  * background is left alone.
+ *
+ * Linux without /proc (an empty root, a chroot) cannot list the group:
+ * leftovers_init() says so, and the caller then gives each attempt a
+ * process group of its own where it can, which leftovers_signal_group()
+ * reaches whole without naming its members.
  */
 #include <sys/types.h>
 #ifdef __linux__
@@ -45,10 +50,12 @@ struct member {
 };
 
 #ifdef __linux__
-void
+/* false: no /proc, where the group's members cannot be found. */
+bool
 leftovers_init(void)
 {
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	return access("/proc/self/stat", R_OK) == 0;
 }
 
 /*
@@ -132,10 +139,11 @@ scan_group(pid_t self, struct member **out)
 }
 
 #elif defined(__FreeBSD__)
-void
+bool
 leftovers_init(void)
 {
 	procctl(P_PID, getpid(), PROC_REAP_ACQUIRE, NULL);
+	return true;
 }
 
 /*
@@ -175,9 +183,11 @@ scan_group(pid_t self, struct member **out)
 	return n;
 }
 #else
-void
+/* Nothing here could find them, with or without /proc. */
+bool
 leftovers_init(void)
 {
+	return true;
 }
 
 /* No way to find them here: none are found. */
@@ -231,6 +241,21 @@ leftovers_signal(pid_t self, pid_t skip, int sig, bool cont)
 	}
 	free(v);
 	return count;
+}
+
+/*
+ * Sends sig to the process group an attempt leads, then SIGCONT when
+ * cont is set; with sig 0 it only looks.  1 while any member is left,
+ * else 0.  The group's id is no pid's while it has members.
+ */
+size_t
+leftovers_signal_group(pid_t group, int sig, bool cont)
+{
+	if (group <= 0 || kill(-group, sig) == -1)
+		return 0;
+	if (cont)
+		kill(-group, SIGCONT);
+	return 1;
 }
 
 void

@@ -18,8 +18,9 @@ struct leftovers {
 	int		 npidfd;
 	bool		 watched;	/* every one found has a pidfd */
 };
-void		 leftovers_init(void);
+bool		 leftovers_init(void);
 size_t		 leftovers_signal(pid_t self, pid_t skip, int sig, bool cont);
+size_t		 leftovers_signal_group(pid_t group, int sig, bool cont);
 size_t		 leftovers_watch(struct leftovers *lw, pid_t self, int sig,
 		    bool cont);
 void		 leftovers_unwatch(struct leftovers *lw);

@@ -6,7 +6,8 @@
  * are parse.c's to convert.  It parses the words of RETRY_OPTIONS
  * (envopts.c splits them) before argv, in the same way:
  * argv wins where both set something, and a LIST in argv replaces the
- * variable's unless it starts with +.  Nothing here exits or prints, so
+ * variable's unless it starts with +; every word of the variable is
+ * checked all the same, and every error it causes says so.  Nothing here exits or prints, so
  * the fuzz harnesses can drive it directly.
  */
 #include <getopt.h>
@@ -26,12 +27,24 @@
 
 #define VALUE_SHOWN	100	/* bytes of a bad value quoted in an error */
 
+#define IN_ENV		" (in RETRY_OPTIONS)"
+
+/*
+ * Where what the checks across options name came from: RETRY_OPTIONS or
+ * argv, so that an error says which; the last to set it decides.
+ */
+struct origin {
+	bool		 cap, base, preset, until, budget, breaker;
+	bool		 http[3];	/* RETRY_OPTIONS' LIST had http: */
+};
+
 /* One vector's pass: RETRY_OPTIONS' words, then argv. */
 struct pass {
 	bool		 from_env;
 	struct outcome_set lists[3];	/* -r, -x, --success-on before it */
 	bool		 seen[MATCH_KINDS];	/* an output rule of this pass */
 	const char	*cap_arg, *base_arg;	/* NULL: default or preset */
+	struct origin	 env;		/* what RETRY_OPTIONS set */
 	int		 end;		/* the first word that is no option */
 	const char	*computed;	/* -b, -f, -c or --preset of this pass */
 	bool		 delays;	/* --delays in this pass */
@@ -337,22 +350,30 @@ describe_bad_option(int opt, const char *word, char *err, size_t len)
  * silently ignored, -x http:404 would let every 404 be retried.
  */
 static bool
-check_http_items(const struct config *cfg, char *err, size_t len)
+check_http_items(const struct config *cfg, const struct origin *env,
+    char *err, size_t len)
 {
-	const char *opt = NULL;
+	static const char *const names[] = { "--retry-on", "--stop-on",
+	    "--success-on" };
+	const struct outcome_set *lists[] = { &cfg->retry_on, &cfg->stop_on,
+	    &cfg->success_on };
+	int i, bad = -1;
+	bool from_env = false;
 
 	if (cfg->http_file != NULL)
 		return true;
-	if (outcomes_have_http(&cfg->retry_on))
-		opt = "--retry-on";
-	else if (outcomes_have_http(&cfg->stop_on))
-		opt = "--stop-on";
-	else if (outcomes_have_http(&cfg->success_on))
-		opt = "--success-on";
-	if (opt == NULL)
+	/* RETRY_OPTIONS' words are checked even where argv replaced them. */
+	for (i = 0; i < 3 && bad == -1; i++)
+		if (env->http[i])
+			bad = i;
+	from_env = bad != -1;
+	for (i = 0; i < 3 && bad == -1; i++)
+		if (outcomes_have_http(lists[i]))
+			bad = i;
+	if (bad == -1)
 		return true;
-	snprintf(err, len, "%s names HTTP statuses, which need --http=FILE "
-	    "to be read", opt);
+	snprintf(err, len, "%s%s names HTTP statuses, which need --http=FILE "
+	    "to be read", from_env ? "RETRY_OPTIONS: " : "", names[bad]);
 	return false;
 }
 
@@ -384,41 +405,73 @@ check_delay_jitter(struct schedule *s, bool jitter_given, char *err,
 }
 
 /*
+ * Why --cap is below --base: both named in err, each from RETRY_OPTIONS
+ * or argv, or the base that --preset gave.
+ */
+static void
+describe_low_cap(const struct config *cfg, const char *cap_arg,
+    const char *base_arg, const struct origin *env, char *err, size_t len)
+{
+	/* Both from RETRY_OPTIONS: the whole error is the variable's. */
+	bool all_env = env->cap && (base_arg != NULL ? env->base :
+	    cfg->preset == NULL || env->preset);
+	const char *pre = all_env ? "RETRY_OPTIONS: " : "";
+	const char *cap_in = env->cap && !all_env ? IN_ENV : "";
+	char base[32];
+
+	if (base_arg == NULL && cfg->preset != NULL) {
+		format_seconds(base, sizeof(base), cfg->sched.base);
+		snprintf(err, len, "%sinvalid --cap '%.*s'%s: below the base "
+		    "of --preset=%s%s, %ss", pre, VALUE_SHOWN, cap_arg, cap_in,
+		    cfg->preset, env->preset && !all_env ? IN_ENV : "", base);
+	} else
+		snprintf(err, len, "%sinvalid --cap '%.*s'%s: below --base "
+		    "'%.*s'%s", pre, VALUE_SHOWN, cap_arg, cap_in, VALUE_SHOWN,
+		    base_arg != NULL ? base_arg : "1s",
+		    base_arg != NULL && env->base && !all_env ? IN_ENV : "");
+}
+
+/* --until-failure with a guard, each said to be from where it came. */
+static void
+describe_until_guard(const struct config *cfg, const struct origin *env,
+    char *err, size_t len)
+{
+	bool budget = cfg->budget.name[0] != '\0';
+	bool guard_env = budget ? env->budget : env->breaker;
+	bool all_env = env->until && guard_env;
+
+	snprintf(err, len, "%s--until-failure%s and --%s%s cannot be "
+	    "combined: it stops at the first failure, so nothing is retried",
+	    all_env ? "RETRY_OPTIONS: " : "", env->until && !all_env ?
+	    IN_ENV : "", budget ? "budget" : "breaker", guard_env &&
+	    !all_env ? IN_ENV : "");
+}
+
+/*
  * What no single option can check; false with err filled in.  base_arg
  * is NULL when the base is the default or the preset's.
  */
 static bool
-check_config(struct config *cfg, const char *cap_arg, const char *base_arg,
-    bool jitter_given, char *err, size_t len)
+check_config(struct config *cfg, const struct pass *p, char *err,
+    size_t len)
 {
 	struct schedule *s = &cfg->sched;
-	char base[32];
 
-	if (cap_arg != NULL && s->cap < s->base) {
-		if (base_arg == NULL && cfg->preset != NULL) {
-			format_seconds(base, sizeof(base), s->base);
-			snprintf(err, len, "invalid --cap '%.*s': below the "
-			    "base of --preset=%s, %ss", VALUE_SHOWN, cap_arg,
-			    cfg->preset, base);
-		} else
-			snprintf(err, len, "invalid --cap '%.*s': below --base "
-			    "'%.*s'", VALUE_SHOWN, cap_arg, VALUE_SHOWN,
-			    base_arg != NULL ? base_arg : "1s");
+	if (p->cap_arg != NULL && s->cap < s->base) {
+		describe_low_cap(cfg, p->cap_arg, p->base_arg, &p->env, err,
+		    len);
 		return false;
 	}
 	if (s->cap < s->base)
 		s->cap = s->base;
-	if (s->ndelays > 0 && !check_delay_jitter(s, jitter_given, err, len))
+	if (s->ndelays > 0 && !check_delay_jitter(s, p->jitter, err, len))
 		return false;
-	if (!check_http_items(cfg, err, len))
+	if (!check_http_items(cfg, &p->env, err, len))
 		return false;
 	/* A budget and a breaker meter retries; this run retries nothing. */
 	if (cfg->until_failure && (cfg->budget.name[0] != '\0' ||
 	    cfg->breaker.name[0] != '\0')) {
-		snprintf(err, len, "--until-failure and --%s cannot be "
-		    "combined: it stops at the first failure, so nothing is "
-		    "retried", cfg->budget.name[0] != '\0' ? "budget" :
-		    "breaker");
+		describe_until_guard(cfg, &p->env, err, len);
 		return false;
 	}
 	/* As in timeout(1), -k 0 sends no KILL at all. */
@@ -493,6 +546,34 @@ note_schedule_option(int opt, struct pass *p)
 }
 
 /*
+ * Whether the options that the checks across options name came from
+ * RETRY_OPTIONS: the last pass to give one decides.
+ */
+static void
+note_origin(int opt, struct pass *p)
+{
+	switch (opt) {
+	case 'c':
+		p->env.cap = p->from_env;
+		break;
+	case 'b':
+		p->env.base = p->from_env;
+		break;
+	case OPT_UNTIL_FAILURE:
+		p->env.until = p->from_env;
+		break;
+	case OPT_BUDGET:
+		p->env.budget = p->from_env;
+		break;
+	case OPT_BREAKER:
+		p->env.breaker = p->from_env;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
  * --delays replaces the computed schedule: one vector may not give both;
  * across RETRY_OPTIONS and argv, argv's wins.  false with err filled in.
  */
@@ -501,8 +582,9 @@ check_delays(struct config *cfg, const struct pass *p, char *err,
     size_t len)
 {
 	if (p->delays && p->computed != NULL) {
-		snprintf(err, len, "--delays and --%s cannot be combined: the "
-		    "list replaces the computed schedule", p->computed);
+		snprintf(err, len, "%s--delays and --%s cannot be combined: "
+		    "the list replaces the computed schedule", p->from_env ?
+		    "RETRY_OPTIONS: " : "", p->computed);
 		return false;
 	}
 	if (!p->from_env && p->computed != NULL)
@@ -518,6 +600,7 @@ parse_one(int opt, struct config *cfg, struct pass *p, char *err,
 	const char *why, *arg = optarg != NULL ? optarg : "";
 	char whybuf[160];
 
+	note_origin(opt, p);
 	if (parse_flag(opt, cfg))
 		return PARSE_OK;
 	if (opt == 'c')
@@ -596,7 +679,25 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 	return PARSE_OK;
 }
 
-/* The words of RETRY_OPTIONS: their errors say where they came from. */
+/*
+ * The EREs of RETRY_OPTIONS, compiled now and dropped: argv may replace
+ * them, and every word of the variable is checked all the same.
+ */
+static bool
+check_env_eres(const struct match_rules *conds, char *why, size_t len)
+{
+	struct matcher *m;
+
+	if ((m = matcher_open(conds, why, len)) == NULL && *why != '\0')
+		return false;
+	matcher_free(m);
+	return true;
+}
+
+/*
+ * The words of RETRY_OPTIONS: their errors say where they came from.
+ * What argv may still replace is checked here, on the variable's own.
+ */
 static enum parse_result
 parse_env_words(int envc, char **envv, struct config *cfg,
     struct pass *p, char *err, size_t len)
@@ -605,10 +706,16 @@ parse_env_words(int envc, char **envv, struct config *cfg,
 	char why[400];
 
 	p->from_env = true;
-	if ((r = parse_vector(envc, envv, cfg, p, why,
-	    sizeof(why))) == PARSE_ERROR)
+	if ((r = parse_vector(envc, envv, cfg, p, why, sizeof(why))) ==
+	    PARSE_OK && !check_env_eres(&cfg->conds, why, sizeof(why)))
+		r = PARSE_ERROR;
+	if (r == PARSE_ERROR)
 		snprintf(err, len, "RETRY_OPTIONS: %s", why);
 	p->from_env = false;
+	/* Without --http in RETRY_OPTIONS, argv may still give one. */
+	p->env.http[0] = outcomes_have_http(&cfg->retry_on);
+	p->env.http[1] = outcomes_have_http(&cfg->stop_on);
+	p->env.http[2] = outcomes_have_http(&cfg->success_on);
 	return r;
 }
 
@@ -636,6 +743,7 @@ parse_options(char **envv, int argc, char **argv, struct config *cfg,
 		preset = find_preset(envc, envv);
 	if ((argv_preset = find_preset(argc, argv)) != NULL)
 		preset = argv_preset;
+	p.env.preset = preset != NULL && argv_preset == NULL;
 	if (preset != NULL && preset_apply(preset, &cfg->sched,
 	    &cfg->attempts, &cfg->max_time, &cfg->reset_after) == NULL)
 		cfg->preset = preset;
@@ -645,6 +753,6 @@ parse_options(char **envv, int argc, char **argv, struct config *cfg,
 	if ((r = parse_vector(argc, argv, cfg, &p, err, len)) != PARSE_OK)
 		return r;
 	cfg->argv = p.end < argc ? argv + p.end : NULL;
-	return check_config(cfg, p.cap_arg, p.base_arg, p.jitter, err, len) ?
+	return check_config(cfg, &p, err, len) ?
 	    PARSE_OK : PARSE_ERROR;
 }

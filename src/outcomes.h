@@ -6,6 +6,8 @@
 #ifndef OUTCOMES_H
 #define OUTCOMES_H
 
+#include <sys/types.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +46,7 @@ struct outcome {
 	int		matched;	/* the output condition, or -1 */
 	const char	*matched_text;	/* its ERE */
 	int		http_status;	/* --http: 200-599; 0: no response */
+	pid_t		group;		/* the group it led; 0: retry's */
 };
 
 /* The status as the shell's $? would show it. */

@@ -95,7 +95,9 @@ duration_term(const char **sp, nsec_t *out, bool *unitless)
 	size_t nfrac = 0;
 	nsec_t ns;
 
-	if (!isdigit((unsigned char)*s))
+	/* ".5", as timeout(1) and sleep(1) take it; "." alone is nothing. */
+	if (!isdigit((unsigned char)*s) && (*s != '.' ||
+	    !isdigit((unsigned char)s[1])))
 		return "expected a number";
 	for (; isdigit((unsigned char)*s); s++) {
 		/* Checked before the multiplication, which must not wrap. */
@@ -327,8 +329,9 @@ parse_signal(const char *s, int *out)
 	long long n;
 	int sig;
 
+	/* 0, the null signal, sends nothing, as in timeout(1). */
 	if (isdigit((unsigned char)*s)) {
-		n = strtonum(s, 1, NSIG - 1, &errstr);
+		n = strtonum(s, 0, NSIG - 1, &errstr);
 		if (errstr != NULL)
 			return "no such signal number";
 		*out = (int)n;

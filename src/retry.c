@@ -111,6 +111,8 @@ struct run {
 	nsec_t		 t0;		/* when the first attempt started */
 	nsec_t		 deadline;	/* --max-time after t0; 0: none */
 	struct guards	 guards;	/* --budget and --breaker */
+	enum leftovers_mode leftovers;	/* how they are found */
+	bool		 told_unseen;	/* that they cannot be: said once */
 	char		 exhausted[GUARD_NAME_MAX + 32];	/* the reason */
 };
 
@@ -365,7 +367,8 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 {
 	struct attempt_spec spec = { r->cfg->argv, r->envp, r->cfg->timeout,
 	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline,
-	    { -1, -1, -1 }, false, r->streams, r->cfg->stall };
+	    { -1, -1, -1 }, r->leftovers == LEFTOVERS_GROUP, r->streams,
+	    r->cfg->stall };
 	int error;
 
 	set_attempt_env(r, k, prev);
@@ -451,7 +454,13 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	now = mono_now();
 	if ((why = past_max_time(r, now, sleep)) != NULL)
 		return why;
-	if ((sig = attempt_clear_leftovers(r->sigs,
+	if (r->leftovers == LEFTOVERS_UNSEEN && !r->told_unseen) {
+		r->told_unseen = true;
+		warnx_safe("without /proc, what an attempt leaves running in "
+		    "the terminal's job cannot be found: it is not cleared "
+		    "before the next attempt");
+	}
+	if ((sig = attempt_clear_leftovers(r->sigs, o->group,
 	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline)) != 0)
 		stopped(r, k, sig);
 	/* Leftovers can take --kill-after to clear: past the deadline? */
@@ -546,7 +555,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    cfg->verbosity, cfg->log_file, cfg->json_log, cfg->attempts,
 	    cfg->http_file != NULL, cfg->until_failure });
 	r->sigs = signals_init();
-	attempt_init(cfg->foreground);
+	r->leftovers = attempt_init(cfg->foreground);
 	backoff_init(&r->backoff, &cfg->sched, cfg->seeded, cfg->seed);
 	if (cfg->attempts == 0)
 		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=inf");

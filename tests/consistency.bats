@@ -232,3 +232,30 @@ check_completion_options() {
 @test "fish completes exactly the options of --help" {
 	check_completion_options fish
 }
+
+# The summary reasons of the JSON log's section, one a line: each .Ql
+# between ".It Li summary" and the next .It or .El.
+man_summary_reasons() {
+	sed -n '/^\.It Li summary$/,/^\.El$/p' "$MAN" |
+	    sed -n 's/^\.Ql \(.*\)$/\1/p' | sed 's/ *[,.;]$//; s/\\-/-/g'
+}
+
+@test "the man page lists every fixed summary reason of the JSON log" {
+	local log=$BATS_TEST_TMPDIR/log reason want=(
+		"success" "not retried" "no attempts left" "the first failure"
+		"all attempts succeeded")
+	: >"$log"
+	run -0 "$RETRY" --json-log="$log" -- true
+	run -1 "$RETRY" --json-log="$log" -x 1 -- false
+	run -1 "$RETRY" --json-log="$log" -n 1 -- false
+	run -1 "$RETRY" --json-log="$log" --until-failure -n 2 -- false
+	run -0 "$RETRY" --json-log="$log" --until-failure -n 2 -b 0 -- true
+	run -0 sed -n 's/.*"event":"summary".*"reason":"\([^"]*\)".*/\1/p' \
+	    "$log"
+	[ "$output" = "$(printf '%s\n' "${want[@]}")" ]
+	run -0 man_summary_reasons
+	for reason in "${want[@]}"; do
+		grep -qxF -- "$reason" <<<"$output" ||
+		    { echo "missing from the man page: $reason" >&2; return 1; }
+	done
+}

@@ -135,6 +135,22 @@ column_decimals() {
 	[ "${lines[22]}" = "# attempts are unlimited: the first 20 are shown" ]
 }
 
+@test "a count too large to list shows its first 1000 rows at once and says so" {
+	# It once measured every row before printing any: this ran until
+	# BATS_TEST_TIMEOUT killed it.
+	run -0 --separate-stderr "$RETRY" --dry-run -n 9223372036854775807 -b 0
+	[ -z "$stderr" ]
+	well_formed
+	[ "$(table_rows | wc -l)" -eq 1000 ]
+	[ "${#lines[@]}" -eq 1003 ]
+	[ "${lines[1002]}" = "# 9223372036854775807 attempts are too many to list: the first 1000 are shown" ]
+	# 1000 is listed whole, without the note.
+	run -0 --separate-stderr "$RETRY" --dry-run -n 1000 -b 0
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 1002 ]
+	[[ ${lines[1001]} == '# worst-case total sleep'* ]]
+}
+
 @test "elapsed adds up the draws, splay included" {
 	run -0 --separate-stderr "$RETRY" --dry-run -n 6 -j none -b 1ms -f 3 \
 	    -c 50ms --splay 0

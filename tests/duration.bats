@@ -52,6 +52,18 @@ converts() {
 	converts 007.50ms 0.0075
 }
 
+@test "no digit before the point, as timeout(1) users write it" {
+	converts .5 0.500
+	converts .5s 0.500
+	converts .25ms 0.00025
+	converts 1m.5s 60.500
+	converts .000000001 0.000000001
+	# -t, -k and -b take it alike: a 0.1 s timeout, KILL after 0.05 s.
+	run -137 --separate-stderr "$RETRY" -n 1 -b .2 -t .1 -k .05 -- \
+	    sh -c 'trap "" TERM; sleep 5'
+	[[ $stderr =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ 0\.[0-9]{3}s:\ timed\ out,\ killed\ \(no\ attempts\ left\)$ ]]
+}
+
 @test "fractions round to the nearest nanosecond" {
 	converts 0.0000000014 0.000000001
 	converts 0.0000000016 0.000000002
@@ -92,7 +104,7 @@ converts() {
 	bad_value base -1s "negative duration"
 	bad_value base '' "empty duration"
 	local v
-	for v in nan NaN inf infinity ' 1' ' ' +1 .5 .5s s ms; do
+	for v in nan NaN inf infinity ' 1' ' ' +1 . .s ..5 .-5 s ms; do
 		bad_value base "$v" "expected a number"
 	done
 }

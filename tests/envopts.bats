@@ -107,6 +107,51 @@ env_error() {
 	usage_error "invalid --attempts 'x': expected a whole number of at least 1, or inf"
 }
 
+# env_argv_error VALUE MESSAGE ARG...: with the command line ARG... and
+# the command true, retry refuses VALUE with that message, 125.
+env_argv_error() {
+	local value=$1 message=$2
+	shift 2
+	RETRY_OPTIONS=$value run -125 --separate-stderr "$RETRY" "$@" -- true
+	usage_error "$message"
+}
+
+@test "RETRY_OPTIONS: errors found after the words were read name the variable too" {
+	env_error "--retry-if-output=(" \
+	    "invalid --retry-if-output '(': Unmatched ( or \\("
+	env_error "--stop-if-output='a{3,2}'" \
+	    "invalid --stop-if-output 'a{3,2}': Invalid content of \\{\\}"
+	env_error "-r http:503" \
+	    "--retry-on names HTTP statuses, which need --http=FILE to be read"
+	env_error "-b 5s -c 1s" "invalid --cap '1s': below --base '5s'"
+	env_error "--until-failure --budget=x" "--until-failure and --budget cannot be combined: it stops at the first failure, so nothing is retried"
+	# With the other half on the command line, the variable's half.
+	env_argv_error "-c 1s" \
+	    "invalid --cap '1s' (in RETRY_OPTIONS): below --base '5s'" -b 5s
+	env_argv_error "-b 5s" \
+	    "invalid --cap '1s': below --base '5s' (in RETRY_OPTIONS)" -c 1s
+	env_argv_error "--preset=aws" "invalid --cap '1ms': below the base of --preset=aws (in RETRY_OPTIONS), 0.050s" -c 1ms
+	env_argv_error "--budget=x" "--until-failure and --budget (in RETRY_OPTIONS) cannot be combined: it stops at the first failure, so nothing is retried" --until-failure
+	env_argv_error "--until-failure" "--until-failure (in RETRY_OPTIONS) and --breaker cannot be combined: it stops at the first failure, so nothing is retried" --breaker=x
+	# --http=FILE on the command line serves the variable's LIST too.
+	RETRY_OPTIONS="-r http:503" run -0 --separate-stderr "$RETRY" \
+	    --http=/dev/null -- true
+	[ -z "$stderr" ]
+}
+
+@test "RETRY_OPTIONS: every word is checked, even one the command line replaces" {
+	env_argv_error "--retry-if-output=(" "RETRY_OPTIONS: invalid --retry-if-output '(': Unmatched ( or \\(" --retry-if-output=x
+	env_argv_error "--success-if-output='a\\'" "RETRY_OPTIONS: invalid --success-if-output 'a\\': Trailing backslash" --success-if-output=x
+	env_argv_error "-r http:503" "RETRY_OPTIONS: --retry-on names HTTP statuses, which need --http=FILE to be read" -r 1
+	# As -n 0 always was.
+	env_argv_error "-n 0" "RETRY_OPTIONS: invalid --attempts '0': expected a whole number of at least 1, or inf" -n 2
+	# A valid replaced ERE is not used.
+	renv "-n 2 -b 1ms -j none --stop-if-output=foo" --stop-if-output=bar \
+	    -- sh -c 'echo foo; exit 1'
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+}
+
 @test "RETRY_OPTIONS: a command, --, --help, --version, --preset=list and --dry-run are refused" {
 	env_error "-n 2 make test" "'make' is not an option: the command goes on the command line"
 	env_error "-n 2 --" "'--' is not allowed there: the command goes on the command line"

@@ -67,6 +67,24 @@ giving_up() {
 	wait_markers_gone
 }
 
+@test "-s 0, the null signal, sends nothing: KILL after -k gives 137" {
+	local got=$BATS_TEST_TMPDIR/got
+	# A TERM or any other signal would be caught and written down.
+	run -137 --separate-stderr "$RETRY" -n 1 -t 100ms -s 0 -k 300ms -- \
+	    sh -c 'for s in TERM INT HUP CONT USR1; do
+		trap "echo $s >>$2" "$s"; done; sleep "$1" & wait; wait' \
+	    sh "$MARK" "$got"
+	giving_up 1 "timed out, killed" "no attempts left"
+	[ ! -e "$got" ]
+	wait_markers_gone
+}
+
+@test "-s 0 without a KILL: the attempt runs to its end, timed out: 124" {
+	run -124 --separate-stderr "$RETRY" -n 1 -t 50ms -s 0 -k 0 -- \
+	    sh -c 'sleep 0.3; exit 3'
+	giving_up 1 "timed out" "no attempts left"
+}
+
 # The command starts with every signal blocked (retry passes its own
 # blocked mask on), so the signal the timeout sends waits, pending, for
 # the command to see it, however soon the timeout fires.
