@@ -582,9 +582,8 @@ check_delays(struct config *cfg, const struct pass *p, char *err,
     size_t len)
 {
 	if (p->delays && p->computed != NULL) {
-		snprintf(err, len, "%s--delays and --%s cannot be combined: "
-		    "the list replaces the computed schedule", p->from_env ?
-		    "RETRY_OPTIONS: " : "", p->computed);
+		snprintf(err, len, "--delays and --%s cannot be combined: the "
+		    "list replaces the computed schedule", p->computed);
 		return false;
 	}
 	if (!p->from_env && p->computed != NULL)
