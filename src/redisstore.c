@@ -137,8 +137,9 @@ static bool
 start_tls(struct redis *r, const char *host, const struct tls_files *files,
     char *why, size_t len)
 {
-	r->tls = tls_start(r->c->fd, host, files, r->ss, r->deadline, r->mark,
-	    why, len);
+	struct tls_wait w = { r->ss, r->deadline, r->mark };
+
+	r->tls = tls_start(r->c->fd, host, files, &w, why, len);
 	if (r->tls == NULL && errno == ETIMEDOUT)
 		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
 	else if (r->tls == NULL && errno == EINTR)

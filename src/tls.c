@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdint.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -185,10 +184,10 @@ ssl_reason(const struct tls *t, const char *what, char *why, size_t len)
 static int
 no_passphrase(char *buf, int size, int rwflag, void *u)
 {
-	(void)buf;
-	(void)size;
 	(void)rwflag;
 	(void)u;
+	if (size > 0)
+		buf[0] = '\0';
 	return 0;
 }
 
@@ -257,14 +256,16 @@ make_ssl(struct tls *t, int fd, const char *host, char *why, size_t len)
 {
 	struct ssl_lib *l = &t->lib;
 	unsigned char addr[16];
+	char name[256];		/* SNI's ctrl takes a char *, not const */
 	bool ip = inet_pton(AF_INET, host, addr) == 1 ||
 	    inet_pton(AF_INET6, host, addr) == 1;
 
+	snprintf(name, sizeof(name), "%s", host);
 	if ((t->ssl = l->SSL_new(t->ctx)) == NULL ||
 	    l->SSL_set_fd(t->ssl, fd) != 1 || (ip ?
 	    l->X509_VERIFY_PARAM_set1_ip_asc(l->SSL_get0_param(t->ssl),
 	    host) != 1 : l->SSL_ctrl(t->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME,
-	    TLSEXT_NAMETYPE_host_name, (void *)(uintptr_t)host) != 1 ||
+	    TLSEXT_NAMETYPE_host_name, name) != 1 ||
 	    l->SSL_set1_host(t->ssl, host) != 1)) {
 		ssl_reason(t, "", why, len);
 		return false;
@@ -307,8 +308,8 @@ ssl_needs(struct tls *t, int rc, char *why, size_t len)
 
 /* The handshake, within the deadline: false with why (and errno). */
 static bool
-handshake(struct tls *t, int fd, const struct sigstate *ss, nsec_t deadline,
-    long mark, char *why, size_t len)
+handshake(struct tls *t, int fd, const struct tls_wait *w, char *why,
+    size_t len)
 {
 	int need;
 
@@ -322,21 +323,21 @@ handshake(struct tls *t, int fd, const struct sigstate *ss, nsec_t deadline,
 			errno = EPROTO;
 			return false;
 		}
-		if (signals_wait_fd(ss, fd, (short)need, deadline, mark) == -1)
+		if (signals_wait_fd(w->ss, fd, (short)need, w->deadline,
+		    w->mark) == -1)
 			return false;
 	}
 }
 
 /*
  * A TLS session on the connected, non-blocking socket fd, to host, its
- * handshake done before the absolute deadline: it, or NULL with errno
- * ETIMEDOUT (the deadline), EINTR (a stop signal since mark), or another
- * with why filled in.
+ * handshake done within the caller's wait w: it, or NULL with errno
+ * ETIMEDOUT (w's deadline), EINTR (a stop signal since w's mark), or
+ * another with why filled in.
  */
 struct tls *
 tls_start(int fd, const char *host, const struct tls_files *files,
-    const struct sigstate *ss, nsec_t deadline, long mark, char *why,
-    size_t len)
+    const struct tls_wait *w, char *why, size_t len)
 {
 	struct tls *t;
 	int e;
@@ -351,7 +352,7 @@ tls_start(int fd, const char *host, const struct tls_files *files,
 		return NULL;
 	}
 	if (make_ctx(t, files, why, len) && make_ssl(t, fd, host, why, len) &&
-	    handshake(t, fd, ss, deadline, mark, why, len))
+	    handshake(t, fd, w, why, len))
 		return t;
 	e = errno != 0 ? errno : EPROTO;
 	tls_free(t);
@@ -428,15 +429,12 @@ tls_built_in(void)
 
 struct tls *
 tls_start(int fd, const char *host, const struct tls_files *files,
-    const struct sigstate *ss, nsec_t deadline, long mark, char *why,
-    size_t len)
+    const struct tls_wait *w, char *why, size_t len)
 {
 	(void)fd;
 	(void)host;
 	(void)files;
-	(void)ss;
-	(void)deadline;
-	(void)mark;
+	(void)w;
 	snprintf(why, len, "built without TLS support (OpenSSL)");
 	return NULL;
 }
@@ -448,7 +446,7 @@ tls_read(struct tls *t, void *buf, size_t n, short *events, char *why,
 	(void)t;
 	(void)buf;
 	(void)n;
-	(void)events;
+	*events = 0;
 	snprintf(why, len, "built without TLS support (OpenSSL)");
 	return -1;
 }
@@ -460,7 +458,7 @@ tls_write(struct tls *t, const void *buf, size_t n, short *events,
 	(void)t;
 	(void)buf;
 	(void)n;
-	(void)events;
+	*events = 0;
 	snprintf(why, len, "built without TLS support (OpenSSL)");
 	return -1;
 }

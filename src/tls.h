@@ -20,11 +20,18 @@ struct tls_files {
 	const char	*key;		/* its key; NULL: in the cert file */
 };
 
+/* The caller's wait: its absolute deadline, and signals_stops() then. */
+struct tls_wait {
+	const struct sigstate *ss;
+	nsec_t		 deadline;
+	long		 mark;
+};
+
 struct tls;
 bool		 tls_built_in(void);
 struct tls	*tls_start(int fd, const char *host,
-		    const struct tls_files *files, const struct sigstate *ss,
-		    nsec_t deadline, long mark, char *why, size_t len);
+		    const struct tls_files *files, const struct tls_wait *w,
+		    char *why, size_t len);
 ssize_t		 tls_read(struct tls *t, void *buf, size_t n, short *events,
 		    char *why, size_t len);
 ssize_t		 tls_write(struct tls *t, const void *buf, size_t n,
