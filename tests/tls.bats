@@ -98,7 +98,7 @@ setup() {
 	guard_setup
 	"$RETRY" --version >/dev/null
 	if [[ $("$RETRY" -n1 --budget=rediss://127.0.0.1:1/x -- true 2>&1) == *"built without TLS support"* ]]; then
-		skip "this retry was built without OpenSSL"
+		needs "this retry was built without OpenSSL (libssl-dev)"
 	fi
 	export REDISCLI_CACERT=$PKI/ca.pem
 	unset REDISCLI_CERT REDISCLI_KEY
