@@ -160,6 +160,25 @@ rcli() {
 	[ "$(rcli DBSIZE)" = 0 ]
 }
 
+@test "the system's CAs: a hashed directory (SSL_CERT_DIR) or a bundle (SSL_CERT_FILE)" {
+	unset REDISCLI_CACERT
+	mkdir "$WORK/certs"
+	cp "$PKI/ca.pem" "$WORK/certs/"
+	openssl rehash "$WORK/certs"
+	run -0 --separate-stderr env SSL_CERT_DIR="$WORK/certs" "$RETRY" \
+	    --budget="$URL/api" -- true
+	[ -z "$stderr" ]
+	[ "$(rcli HGET retry:api tokens)" = 100000 ]
+	run -0 --separate-stderr env SSL_CERT_FILE="$PKI/ca.pem" "$RETRY" \
+	    --budget="$URL/job" -- true
+	[ -z "$stderr" ]
+	[ "$(rcli HGET retry:job tokens)" = 100000 ]
+	# A directory without hashed names is not enough by itself.
+	run -0 --separate-stderr env SSL_CERT_DIR="$PKI" \
+	    SSL_CERT_FILE=/nonexistent "$RETRY" --budget="$URL/api" -- true
+	[ "$stderr" = "retry: $URL/api: TLS: certificate verify failed: self-signed certificate in certificate chain: going on without retry budget 'api'" ]
+}
+
 @test "a certificate signed by another CA is refused: one warning, and the run goes on" {
 	start_tls_redis stranger
 	local u=rediss://127.0.0.1:$TLS_PORT
