@@ -244,25 +244,49 @@ peer() {
 	PEER_URL=rediss://127.0.0.1:$(cat "$WORK/port")
 }
 
-# hostile MODE [tls]: the peer costs the budget after half a second, in
-# bounded time (the KILL after 20 s would give 137), and the run goes on.
+# hostile MODE REASON [tls]: the peer costs the budget with one warning
+# that gives REASON, in bounded time (the KILL after 20 s would give 137)
+# and memory (max RSS under 256 MiB, room for valgrind), and the run goes
+# on.
 hostile() {
-	peer "$1" "${2-}"
-	run -1 --separate-stderr timeout -s KILL 20 "$RETRY" -n 2 -b 0 \
-	    -j none --budget="$PEER_URL/api,tokens=1" -- false
+	peer "$1" "${3-}"
+	run -1 --separate-stderr /usr/bin/time -f %M -o "$WORK/rss" \
+	    timeout -s KILL 20 "$RETRY" -n 2 -b 0 -j none \
+	    --budget="$PEER_URL/api,tokens=1" -- false
 	[ "${#stderr_lines[@]}" -eq 3 ]
-	[ "${stderr_lines[0]}" = "retry: $PEER_URL/api: no answer within 500 ms: going on without retry budget 'api'" ]
+	[ "${stderr_lines[0]}" = "retry: $PEER_URL/api: $2: going on without retry budget 'api'" ]
 	[ "${stderr_lines[1]}" = \
 	    "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
 	giving_up "${stderr_lines[2]}" 2 "exit 1" "no attempts left"
+	(($(tail -n 1 "$WORK/rss") < 262144))
 }
 
 @test "a peer that accepts and never completes the handshake costs the limit after half a second" {
-	hostile silent
+	hostile silent "no answer within 500 ms"
 }
 
 @test "a peer that completes the handshake and trickles its reply costs the limit after half a second" {
-	hostile trickle tls
+	hostile trickle "no answer within 500 ms" tls
+}
+
+@test "a TLS peer that says nothing after the handshake costs the limit after half a second" {
+	hostile silent "no answer within 500 ms" tls
+}
+
+@test "a TLS peer that announces a 1 GB string costs the limit, not the memory" {
+	hostile huge "reply larger than 4096 bytes" tls
+}
+
+@test "a TLS peer that announces a billion elements costs the limit, not the memory" {
+	hostile array "reply larger than 4096 bytes" tls
+}
+
+@test "a TLS peer that closes in the middle of a reply costs the limit" {
+	hostile close "TLS: unexpected eof while reading" tls
+}
+
+@test "a peer that answers the handshake with plain text costs the limit" {
+	hostile close "TLS: wrong version number"
 }
 
 # stop_peer MODE [tls]: TERM to a retry waiting on the peer (for TLS,
