@@ -19,7 +19,7 @@ QUALITY_CC	?= clang
 SAN_FLAGS	= -fsanitize=address,undefined -fno-omit-frame-pointer \
 		  -fno-sanitize-recover=all
 QUALITY_BUILD	= $(QUALITY_CC) $(WARN) -Werror $(ALL_CPPFLAGS) $(BSD_CFLAGS) \
-		  $(HIREDIS_CFLAGS)
+		  $(HIREDIS_CFLAGS) $(OPENSSL_CFLAGS)
 # Every source file but the one with main(), for the fuzz harnesses.
 LIB_SRCS	= $(filter-out src/retry.c,$(SRCS))
 
@@ -61,8 +61,8 @@ VALGRIND_TESTS	?= $(wildcard tests/messages.bats tests/dryrun.bats \
 
 build/valgrind/retry: $(SRCS) $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) -g -O1 \
-	    -o $@ $(SRCS) $(BSD_LIBS) $(HIREDIS_LIBS)
+	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) \
+	    $(OPENSSL_CFLAGS) -g -O1 -o $@ $(SRCS) $(BSD_LIBS) $(HIREDIS_LIBS)
 
 build/valgrind/quality-canary: tests/helpers/quality-canary.c
 	@mkdir -p $(@D)
