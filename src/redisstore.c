@@ -23,6 +23,11 @@
  * that claims more is not the server retry expects.  On any of these the
  * caller goes on without the budget or breaker rather than keep the
  * command waiting on Redis.
+ *
+ * rediss:// puts a TLS session (tls.c) on the same socket: its handshake
+ * is part of the connect, in the connect's deadline, and send_all() and
+ * read_reply() go through io_write() and io_read(), which use the
+ * session where there is one and say which event to wait for.
  */
 #include <stdio.h>
 #include <stdlib.h>
