@@ -313,6 +313,19 @@ stop_peer() {
 	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
 }
 
+@test "the host name goes as SNI; an address does not (RFC 6066)" {
+	peer close tls
+	local port=${PEER_URL##*:}
+	run -0 --separate-stderr "$RETRY" \
+	    --budget="rediss://localhost:$port/api" -- true
+	[ "$stderr" = "retry: rediss://localhost:$port/api: TLS: unexpected eof while reading: going on without retry budget 'api'" ]
+	run -0 --separate-stderr "$RETRY" \
+	    --budget="rediss://127.0.0.1:$port/api" -- true
+	[ "$stderr" = "retry: rediss://127.0.0.1:$port/api: TLS: unexpected eof while reading: going on without retry budget 'api'" ]
+	[ "$(cat "$WORK/sni")" = "localhost
+-" ]
+}
+
 @test "a stop signal ends the wait for a handshake that never completes" {
 	stop_peer silent
 }
