@@ -179,6 +179,23 @@ rcli() {
 	[ "$stderr" = "retry: $URL/api: TLS: certificate verify failed: self-signed certificate in certificate chain: going on without retry budget 'api'" ]
 }
 
+@test "where libssl cannot be loaded: one warning, and the run goes on" {
+	local lib
+	unshare -m true 2>/dev/null ||
+	    skip "unshare -m does not work here (needs root)"
+	# The libssl that openssl(1) loads, hidden by an empty file in a
+	# mount namespace of the test's own.
+	lib=$(ldd "$(command -v openssl)" | awk '/libssl\.so/ { print $3 }')
+	[ -f "$lib" ]
+	: >"$WORK/empty.so"
+	# shellcheck disable=SC2016 # the inner shell expands them
+	run -0 --separate-stderr unshare -m sh -c \
+	    'mount --bind "$1" "$2" && exec "$3" --budget="$4" -- touch "$5"' \
+	    sh "$WORK/empty.so" "$lib" "$RETRY" "$URL/api" "$WORK/ran"
+	[[ $stderr =~ ^"retry: $URL/api: TLS: cannot load libssl.so."[0-9.]+" (OpenSSL): going on without retry budget 'api'"$ ]]
+	[ -e "$WORK/ran" ]
+}
+
 @test "a certificate signed by another CA is refused: one warning, and the run goes on" {
 	start_tls_redis stranger
 	local u=rediss://127.0.0.1:$TLS_PORT
