@@ -4,7 +4,8 @@
 # runs this: only `make demo` (deps.sh build), `make check` (deps.sh check)
 # and .ci/run (deps.sh packages FILE...).
 #
-# usage: deps.sh build             libbsd-dev, pkg-config, libhiredis-dev
+# usage: deps.sh build             libbsd-dev, pkg-config, libhiredis-dev,
+#                                  libssl-dev
 #        deps.sh check             those, and build-aux/packages-check.txt
 #        deps.sh packages FILE...  every package named in the FILEs (a
 #                                  name with :ARCH adds that dpkg
@@ -44,9 +45,10 @@ installed() {
 
 case $mode in
 build)
-	# hiredis too: a build without it refuses --budget=redis://...
-	want="libbsd-dev pkg-config libhiredis-dev"
-	build_ok && want="libhiredis-dev"
+	# hiredis and OpenSSL's headers too: a build without them refuses
+	# --budget=redis://... and rediss://...
+	want="libbsd-dev pkg-config libhiredis-dev libssl-dev"
+	build_ok && want="libhiredis-dev libssl-dev"
 	;;
 check)
 	want="libbsd-dev pkg-config $(listed build-aux/packages-check.txt)"

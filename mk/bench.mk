@@ -10,4 +10,9 @@
 bench: all
 	bash bench/run.sh
 
-.PHONY: bench
+# make bench-tls: what a rediss:// guard costs a run, next to redis://
+# and none (bench/tls.sh; needs redis-server, openssl, valgrind).
+bench-tls: all
+	bash bench/tls.sh
+
+.PHONY: bench bench-tls

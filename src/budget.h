@@ -23,6 +23,7 @@ struct guard_spec {
 	char		host[GUARD_HOST_MAX + 1];	/* empty: local */
 	char		user[GUARD_NAME_MAX + 1];	/* Redis ACL user, or "" */
 	int		port;		/* 0: host is a Unix socket's path */
+	bool		tls;		/* rediss://: through TLS */
 	int		db;		/* the Redis database to SELECT */
 	long long	tokens;		/* budget: the bucket's size */
 	long long	ratio;		/* budget: milli-tokens per success */

@@ -32,6 +32,7 @@
 #include "sha1.h"
 #include "signals.h"
 #include "statefile.h"
+#include "tls.h"
 
 #define NSEC_PER_USEC		1000
 #define PROBE_LEASE_MIN		(60 * NSEC_PER_SEC)
@@ -49,20 +50,36 @@ guard_off(struct guard *g, const char *why)
 	g->on = false;
 }
 
+/* An environment variable's value, or NULL if it is unset or empty. */
+static const char *
+env_file(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
 /*
  * Connects to g's server, authenticates and selects its database: true,
  * or false with why.  The password comes from the environment, as
- * redis-cli's does, so that it never shows in a command line.
+ * redis-cli's does, so that it never shows in a command line; so do the
+ * files of rediss://, named after redis-cli's --cacert, --cert and --key.
  */
 static bool
 redis_start(struct guard *g, char *why, size_t len)
 {
 	const struct guard_spec *spec = g->spec;
 	const char *pass = getenv("REDISCLI_AUTH");
+	struct tls_files files = {
+		.cacert = env_file("REDISCLI_CACERT"),
+		.cert = env_file("REDISCLI_CERT"),
+		.key = env_file("REDISCLI_KEY"),
+	};
 
 	g->redis = spec->port == 0 ?
 	    redis_open_unix(spec->host, g->ss, why, len) :
-	    redis_open(spec->host, spec->port, g->ss, why, len);
+	    redis_open(spec->host, spec->port, spec->tls ? &files : NULL,
+	    g->ss, why, len);
 	if (g->redis == NULL)
 		return false;
 	if ((pass != NULL || *spec->user != '\0') && !redis_auth(g->redis,
@@ -97,6 +114,9 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
 	if (!redis_built_in())
 		errx(EXIT_CANCELED, "%s: this retry was built without Redis "
 		    "support (hiredis)", g->where);
+	if (spec->tls && !tls_built_in())
+		errx(EXIT_CANCELED, "%s: this retry was built without TLS "
+		    "support (OpenSSL)", g->where);
 	g->on = true;
 	if (redis_start(g, why, sizeof(why)))
 		return;

@@ -64,7 +64,7 @@ static const char help_text2[] =
 "  -I, --replay-stdin        give every attempt the same standard input\n"
 "  -O, --hold-stdout         pass on only the final attempt's stdout\n"
 "\n"
-"Shared limits (NAME, or for a fleet redis://[USER@]HOST[:PORT][/DB]/NAME\n"
+"Shared limits (NAME, or for a fleet redis[s]://[USER@]HOST[:PORT][/DB]/NAME\n"
 "               or unix://[USER@]/PATH/NAME[?db=DB]):\n"
 "      --budget=SPEC         NAME[,tokens=N][,ratio=R]: one retry budget\n"
 "                            for every retry that names it       [none; 100, 0.1]\n"

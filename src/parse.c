@@ -358,9 +358,10 @@ parse_log_format(const char *s, enum log_format *out)
 }
 
 /*
- * --budget and --breaker: [redis://[USER@]HOST[:PORT][/DB]/NAME or
+ * --budget and --breaker: [redis[s]://[USER@]HOST[:PORT][/DB]/NAME or
  * unix://[USER@]/PATH/NAME[?db=DB]],[KEY=VALUE...].  The server's part is
- * written as redis-cli -u writes a server and a database, and as
+ * written as redis-cli -u writes a server and a database (rediss://: the
+ * same, through TLS), and as
  * redis-py writes a Unix socket and a database; NAME is the last segment
  * of the path.  A NAME becomes a file name and a Redis key, so it takes
  * only letters, digits, '.', '_' and '-', and cannot start with '.'.
@@ -369,6 +370,8 @@ parse_log_format(const char *s, enum log_format *out)
 #define GUARD_COUNT_MAX	1000000
 #define REDIS_PORT	6379
 #define REDIS_TCP_FORM	"expected redis://HOST[:PORT][/DB]/NAME"
+#define REDIS_TLS_FORM	"expected rediss://HOST[:PORT][/DB]/NAME"
+#define TCP_FORM(g)	((g)->tls ? REDIS_TLS_FORM : REDIS_TCP_FORM)
 #define REDIS_UNIX_FORM	"expected unix:///PATH/NAME[?db=DB]"
 #define REDIS_DB_RANGE	"expected a database number from 0 to 2147483647"
 
@@ -444,7 +447,7 @@ guard_host(const char **sp, struct guard_spec *g)
 	} else
 		end = s + (n = strcspn(s, ":/,"));
 	if (n == 0 || n > GUARD_HOST_MAX)
-		return REDIS_TCP_FORM;
+		return TCP_FORM(g);
 	memcpy(g->host, s, n);
 	g->host[n] = '\0';
 	g->port = REDIS_PORT;
@@ -454,7 +457,7 @@ guard_host(const char **sp, struct guard_spec *g)
 			return why;
 	}
 	if (*end++ != '/')
-		return REDIS_TCP_FORM;
+		return TCP_FORM(g);
 	/* Two segments left: the first is the database, as redis-cli's. */
 	n = strcspn(end, "/,");
 	if (end[n] == '/') {
@@ -521,8 +524,10 @@ guard_server(const char **sp, struct guard_spec *g)
 {
 	const char *why;
 
-	if (strncmp(*sp, "redis://", 8) == 0) {
-		*sp += 8;
+	if (strncmp(*sp, "redis://", 8) == 0 ||
+	    strncmp(*sp, "rediss://", 9) == 0) {
+		g->tls = (*sp)[5] == 's';
+		*sp += g->tls ? 9 : 8;
 		if ((why = guard_user(sp, g)) != NULL)
 			return why;
 		return guard_host(sp, g);
@@ -676,6 +681,7 @@ guard_target(char *buf, size_t len, const struct guard_spec *g)
 	}
 	if (g->db != 0)
 		snprintf(db, sizeof(db), "/%d", g->db);
-	return snprintf(buf, len, "redis://%s%s%s%s%s:%d%s/%s", g->user, at,
-	    v6 ? "[" : "", g->host, v6 ? "]" : "", g->port, db, g->name);
+	return snprintf(buf, len, "%s://%s%s%s%s%s:%d%s/%s",
+	    g->tls ? "rediss" : "redis", g->user, at, v6 ? "[" : "", g->host,
+	    v6 ? "]" : "", g->port, db, g->name);
 }

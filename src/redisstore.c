@@ -23,6 +23,11 @@
  * that claims more is not the server retry expects.  On any of these the
  * caller goes on without the budget or breaker rather than keep the
  * command waiting on Redis.
+ *
+ * rediss:// puts a TLS session (tls.c) on the same socket: its handshake
+ * is part of the connect, in the connect's deadline, and send_all() and
+ * read_reply() go through io_write() and io_read(), which use the
+ * session where there is one and say which event to wait for.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +39,7 @@
 #include "fd.h"
 #include "redisstore.h"
 #include "signals.h"
+#include "tls.h"
 
 #ifdef HAVE_HIREDIS
 #include <sys/socket.h>
@@ -54,6 +60,8 @@ struct redis {
 	const struct sigstate *ss;
 	nsec_t		 deadline;	/* of the exchange under way */
 	bool		 stopped_before; /* a stop signal came before it */
+	long		 mark;		/* signals_stops() when it began */
+	struct tls	*tls;		/* rediss://: the session, or NULL */
 };
 
 bool
@@ -67,6 +75,7 @@ open_failed(struct redis *r, const char *msg, char *why, size_t len)
 {
 	if (msg != why)
 		snprintf(why, len, "%s", msg);
+	tls_free(r->tls);
 	if (r->c != NULL)
 		redisFree(r->c);
 	free(r);
@@ -79,6 +88,7 @@ start_exchange(struct redis *r)
 	r->deadline = nsec_add(mono_now(),
 	    (nsec_t)REDIS_TIMEOUT_MS * NSEC_PER_MSEC);
 	r->stopped_before = signals_stop() != 0;
+	r->mark = signals_stops();
 }
 
 /*
@@ -127,14 +137,30 @@ connected(struct redis *r, char *why, size_t len)
 	return e == 0;
 }
 
+/* rediss://: the TLS handshake, in the connect's deadline. */
+static bool
+start_tls(struct redis *r, const char *host, const struct tls_files *files,
+    char *why, size_t len)
+{
+	struct tls_wait w = { r->ss, r->deadline, r->mark };
+
+	r->tls = tls_start(r->c->fd, host, files, &w, why, len);
+	if (r->tls == NULL && errno == ETIMEDOUT)
+		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
+	else if (r->tls == NULL && errno == EINTR)
+		snprintf(why, len, "stopped");
+	return r->tls != NULL;
+}
+
 /*
  * The connection that c started, or NULL with why filled in: connected
- * within REDIS_TIMEOUT_MS, on a descriptor above 2 that the command does
- * not inherit.  A stop signal that ends the wait gives why "stopped".
+ * within REDIS_TIMEOUT_MS (with TLS to host, if files is not NULL), on a
+ * descriptor above 2 that the command does not inherit.  A stop signal
+ * that ends the wait gives why "stopped".
  */
 static struct redis *
-redis_connect(redisContext *c, const struct sigstate *ss, char *why,
-    size_t len)
+redis_connect(redisContext *c, const char *host, const struct tls_files *files,
+    const struct sigstate *ss, char *why, size_t len)
 {
 	struct redis *r;
 	int fd;
@@ -157,17 +183,22 @@ redis_connect(redisContext *c, const struct sigstate *ss, char *why,
 		return open_failed(r, strerror(errno), why, len);
 	}
 	r->c->fd = fd;
-	if (!connected(r, why, len))
+	if (!connected(r, why, len) ||
+	    (files != NULL && !start_tls(r, host, files, why, len)))
 		return open_failed(r, why, why, len);
 	return r;
 }
 
-/* A connection to host:port, or NULL with why: see redis_connect(). */
+/*
+ * A connection to host:port, through TLS if files is not NULL, or NULL
+ * with why: see redis_connect().
+ */
 struct redis *
-redis_open(const char *host, int port, const struct sigstate *ss, char *why,
-    size_t len)
+redis_open(const char *host, int port, const struct tls_files *files,
+    const struct sigstate *ss, char *why, size_t len)
 {
-	return redis_connect(redisConnectNonBlock(host, port), ss, why, len);
+	return redis_connect(redisConnectNonBlock(host, port), host, files, ss,
+	    why, len);
 }
 
 /*
@@ -179,7 +210,48 @@ struct redis *
 redis_open_unix(const char *path, const struct sigstate *ss, char *why,
     size_t len)
 {
-	return redis_connect(redisConnectUnixNonBlock(path), ss, why, len);
+	return redis_connect(redisConnectUnixNonBlock(path), path, NULL, ss,
+	    why, len);
+}
+
+/*
+ * read(2) and write(2) on the connection, through TLS if it has it: -1
+ * with errno EAGAIN and *events to wait for, or -1 with why.
+ */
+static ssize_t
+io_read(struct redis *r, void *buf, size_t n, short *events, char *why,
+    size_t len)
+{
+	ssize_t got;
+
+	if (r->tls != NULL)
+		return tls_read(r->tls, buf, n, events, why, len);
+	*events = POLLIN;
+	if ((got = read(r->c->fd, buf, n)) == -1) {
+		if (errno == EWOULDBLOCK || errno == EINTR)
+			errno = EAGAIN;
+		if (errno != EAGAIN)
+			snprintf(why, len, "%s", strerror(errno));
+	}
+	return got;
+}
+
+static ssize_t
+io_write(struct redis *r, const void *buf, size_t n, short *events,
+    char *why, size_t len)
+{
+	ssize_t w;
+
+	if (r->tls != NULL)
+		return tls_write(r->tls, buf, n, events, why, len);
+	*events = POLLOUT;
+	if ((w = write(r->c->fd, buf, n)) == -1) {
+		if (errno == EWOULDBLOCK || errno == EINTR)
+			errno = EAGAIN;
+		if (errno != EAGAIN)
+			snprintf(why, len, "%s", strerror(errno));
+	}
+	return w;
 }
 
 /* Writes all of buf before the deadline: false with why if not. */
@@ -187,19 +259,17 @@ static bool
 send_all(struct redis *r, const char *buf, size_t n, char *why, size_t len)
 {
 	ssize_t w;
+	short events;
 
 	while (n > 0) {
-		if ((w = write(r->c->fd, buf, n)) > 0) {
+		if ((w = io_write(r, buf, n, &events, why, len)) > 0) {
 			buf += w;
 			n -= (size_t)w;
 			continue;
 		}
-		if (w == -1 && errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != EINTR) {
-			snprintf(why, len, "%s", strerror(errno));
+		if (w == -1 && errno != EAGAIN)
 			return false;
-		}
-		if (wait_ready(r, POLLOUT, why, len) == -1)
+		if (wait_ready(r, events, why, len) == -1)
 			return false;
 	}
 	return true;
@@ -238,6 +308,7 @@ read_reply(struct redis *r, char *why, size_t len)
 	redisReader *rd;
 	void *reply = NULL;
 	ssize_t got;
+	short events;
 
 	if ((rd = redisReaderCreate()) == NULL) {
 		snprintf(why, len, "%s", strerror(ENOMEM));
@@ -257,7 +328,8 @@ read_reply(struct redis *r, char *why, size_t len)
 		fed = n;
 		if (reply != NULL)
 			break;
-		if ((got = read(r->c->fd, buf + n, sizeof(buf) - n)) > 0) {
+		if ((got = io_read(r, buf + n, sizeof(buf) - n, &events, why,
+		    len)) > 0) {
 			n += (size_t)got;
 			continue;
 		}
@@ -265,12 +337,9 @@ read_reply(struct redis *r, char *why, size_t len)
 			snprintf(why, len, "connection closed by the server");
 			break;
 		}
-		if (errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != EINTR) {
-			snprintf(why, len, "%s", strerror(errno));
+		if (errno != EAGAIN)
 			break;
-		}
-		if (wait_ready(r, POLLIN, why, len) == -1)
+		if (wait_ready(r, events, why, len) == -1)
 			break;
 	}
 	redisReaderFree(rd);
@@ -444,11 +513,12 @@ redis_built_in(void)
 }
 
 struct redis *
-redis_open(const char *host, int port, const struct sigstate *ss, char *why,
-    size_t len)
+redis_open(const char *host, int port, const struct tls_files *files,
+    const struct sigstate *ss, char *why, size_t len)
 {
 	(void)host;
 	(void)port;
+	(void)files;
 	(void)ss;
 	snprintf(why, len, "built without Redis support");
 	return NULL;

@@ -10,6 +10,7 @@
 
 #include "defs.h"
 #include "signals.h"
+#include "tls.h"
 
 #define REDIS_ARGS	8
 struct redis_call {
@@ -24,7 +25,8 @@ struct redis_call {
 };
 bool		 redis_built_in(void);
 struct redis	*redis_open(const char *host, int port,
-		    const struct sigstate *ss, char *why, size_t len);
+		    const struct tls_files *files, const struct sigstate *ss,
+		    char *why, size_t len);
 struct redis	*redis_open_unix(const char *path, const struct sigstate *ss,
 		    char *why, size_t len);
 bool		 redis_select(struct redis *r, int db, char *why, size_t len);

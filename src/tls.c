@@ -1,0 +1,511 @@
+/*
+ * tls.c: the TLS client of the rediss:// store: a session on a socket
+ * that the caller has connected, with its handshake, its reads and its
+ * writes, all non-blocking.  The handshake waits only in
+ * signals_wait_fd(), until the caller's absolute deadline or a stop
+ * signal since the caller's mark; a read or a write never waits, but
+ * says which event it needs, so that the caller's own wait (and bounds)
+ * serve TLS and plain sockets alike.  TLS 1.2 is the least it accepts;
+ * the server's certificate must chain to the system's CAs (or to the
+ * caller's CA file) and name the host: SNI and the host-name check are
+ * OpenSSL's.
+ *
+ * OpenSSL is loaded with dlopen() by the first session, not linked: a
+ * run that names no rediss:// store loads nothing more at start-up.
+ * Linked statically, OpenSSL made every run of retry cost 2.3 times the
+ * instructions (its relocations) and the binary 9 times the size; linked
+ * as shared libraries, 17.7 times the instructions (bench/results.md).  The functions come from the library into a table
+ * that each session holds, since the house keeps no globals; a second
+ * dlopen() of a loaded library only counts a reference.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tls.h"
+
+#ifdef HAVE_OPENSSL
+#include <arpa/inet.h>
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+/* The library that the headers describe: libssl.so.3 for OpenSSL 3. */
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
+#ifdef OPENSSL_VERSION_MAJOR
+#define LIBSSL		"libssl.so." XSTR(OPENSSL_VERSION_MAJOR)
+#else
+#define LIBSSL		"libssl.so.1.1"
+#endif
+#define SSL_EOF		(-2)	/* what ssl_needs() says of the peer's end */
+
+/* The functions of OpenSSL that a session calls, by their own names. */
+struct ssl_lib {
+	const SSL_METHOD *(*TLS_client_method)(void);
+	SSL_CTX	*(*SSL_CTX_new)(const SSL_METHOD *);
+	void	 (*SSL_CTX_free)(SSL_CTX *);
+	long	 (*SSL_CTX_ctrl)(SSL_CTX *, int, long, void *);
+	void	 (*SSL_CTX_set_verify)(SSL_CTX *, int, SSL_verify_cb);
+	void	 (*SSL_CTX_set_default_passwd_cb)(SSL_CTX *,
+		    pem_password_cb *);
+	int	 (*SSL_CTX_set_default_verify_paths)(SSL_CTX *);
+	const char *(*X509_get_default_cert_dir)(void);
+	int	 (*SSL_CTX_load_verify_locations)(SSL_CTX *, const char *,
+		    const char *);
+	int	 (*SSL_CTX_use_certificate_chain_file)(SSL_CTX *,
+		    const char *);
+	int	 (*SSL_CTX_use_PrivateKey_file)(SSL_CTX *, const char *, int);
+	SSL	*(*SSL_new)(SSL_CTX *);
+	void	 (*SSL_free)(SSL *);
+	int	 (*SSL_set_fd)(SSL *, int);
+	long	 (*SSL_ctrl)(SSL *, int, long, void *);
+	int	 (*SSL_set1_host)(SSL *, const char *);
+	X509_VERIFY_PARAM *(*SSL_get0_param)(SSL *);
+	int	 (*X509_VERIFY_PARAM_set1_ip_asc)(X509_VERIFY_PARAM *,
+		    const char *);
+	int	 (*SSL_connect)(SSL *);
+	int	 (*SSL_read)(SSL *, void *, int);
+	int	 (*SSL_write)(SSL *, const void *, int);
+	int	 (*SSL_get_error)(const SSL *, int);
+	long	 (*SSL_get_verify_result)(const SSL *);
+	const char *(*X509_verify_cert_error_string)(long);
+	unsigned long (*ERR_peek_error)(void);
+	const char *(*ERR_reason_error_string)(unsigned long);
+	void	 (*ERR_clear_error)(void);
+};
+
+struct tls {
+	struct ssl_lib	 lib;
+	SSL_CTX		*ctx;
+	SSL		*ssl;
+};
+
+bool
+tls_built_in(void)
+{
+	return true;
+}
+
+/* dlsym()'s answer into a function pointer, as POSIX allows. */
+#define LOAD(h, lib, name, ok) do {					\
+	void *sym_ = dlsym((h), #name);					\
+	if (sym_ == NULL)						\
+		(ok) = false;						\
+	else								\
+		memcpy(&(lib)->name, &sym_, sizeof((lib)->name));	\
+} while (0)
+
+static bool
+load_ctx_functions(void *h, struct ssl_lib *lib)
+{
+	bool ok = true;
+
+	LOAD(h, lib, TLS_client_method, ok);
+	LOAD(h, lib, SSL_CTX_new, ok);
+	LOAD(h, lib, SSL_CTX_free, ok);
+	LOAD(h, lib, SSL_CTX_ctrl, ok);
+	LOAD(h, lib, SSL_CTX_set_verify, ok);
+	LOAD(h, lib, SSL_CTX_set_default_passwd_cb, ok);
+	LOAD(h, lib, SSL_CTX_set_default_verify_paths, ok);
+	LOAD(h, lib, X509_get_default_cert_dir, ok);
+	LOAD(h, lib, SSL_CTX_load_verify_locations, ok);
+	LOAD(h, lib, SSL_CTX_use_certificate_chain_file, ok);
+	LOAD(h, lib, SSL_CTX_use_PrivateKey_file, ok);
+	return ok;
+}
+
+static bool
+load_ssl_functions(void *h, struct ssl_lib *lib)
+{
+	bool ok = true;
+
+	LOAD(h, lib, SSL_new, ok);
+	LOAD(h, lib, SSL_free, ok);
+	LOAD(h, lib, SSL_set_fd, ok);
+	LOAD(h, lib, SSL_ctrl, ok);
+	LOAD(h, lib, SSL_set1_host, ok);
+	LOAD(h, lib, SSL_get0_param, ok);
+	LOAD(h, lib, X509_VERIFY_PARAM_set1_ip_asc, ok);
+	LOAD(h, lib, SSL_connect, ok);
+	LOAD(h, lib, SSL_read, ok);
+	LOAD(h, lib, SSL_write, ok);
+	LOAD(h, lib, SSL_get_error, ok);
+	LOAD(h, lib, SSL_get_verify_result, ok);
+	LOAD(h, lib, X509_verify_cert_error_string, ok);
+	LOAD(h, lib, ERR_peek_error, ok);
+	LOAD(h, lib, ERR_reason_error_string, ok);
+	LOAD(h, lib, ERR_clear_error, ok);
+	return ok;
+}
+
+/* OpenSSL's functions into lib: false with why if it cannot be had. */
+static bool
+load_openssl(struct ssl_lib *lib, char *why, size_t len)
+{
+	void *h;
+
+	if ((h = dlopen(LIBSSL, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		snprintf(why, len, "TLS: cannot load %s (OpenSSL)", LIBSSL);
+		return false;
+	}
+	if (!load_ctx_functions(h, lib) || !load_ssl_functions(h, lib)) {
+		snprintf(why, len, "TLS: %s lacks a function retry needs",
+		    LIBSSL);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * OpenSSL's reason for the first error in its queue: the cause, where
+ * the last is often only "PEM lib".
+ */
+static void
+ssl_reason(const struct tls *t, const char *what, char *why, size_t len)
+{
+	const char *r = t->lib.ERR_reason_error_string(
+	    t->lib.ERR_peek_error());
+
+	snprintf(why, len, "TLS: %s%s%s", what, *what != '\0' ? ": " : "",
+	    r != NULL ? r : "failed");
+}
+
+/*
+ * A key behind a pass phrase fails to load rather than ask for it on
+ * the terminal: retry must never wait for someone to type.
+ */
+static int
+no_passphrase(char *buf, int size, int rwflag, void *u)
+{
+	(void)rwflag;
+	(void)u;
+	if (size > 0)
+		buf[0] = '\0';
+	return 0;
+}
+
+/* Whether the file at path can be read: false with why if not. */
+static bool
+readable(const char *path, char *why, size_t len)
+{
+	if (path == NULL || access(path, R_OK) == 0)
+		return true;
+	snprintf(why, len, "TLS: %s: %s", path, strerror(errno));
+	return false;
+}
+
+/* Whether dir holds a CA by its hash, as c_rehash names it: 1a2b3c4d.0. */
+static bool
+hashed(const char *dir)
+{
+	struct dirent *e;
+	DIR *d;
+	bool found = false;
+
+	if ((d = opendir(dir)) == NULL)
+		return false;
+	while (!found && (e = readdir(d)) != NULL)
+		found = strlen(e->d_name) == 10 && strcmp(e->d_name + 8,
+		    ".0") == 0 && strspn(e->d_name, "0123456789abcdef") == 8;
+	closedir(d);
+	return found;
+}
+
+/*
+ * The system's CAs.  OpenSSL's default paths read the whole bundle
+ * file, every time: on Debian, 143 certificates, 236 million
+ * instructions and some 100 ms of every run (bench/results.md).  A
+ * hashed directory costs only the issuer's file, when it is needed: it
+ * is used where there is one, and the default paths elsewhere, or when
+ * SSL_CERT_FILE names a file to use.
+ */
+static int
+system_cas(struct tls *t)
+{
+	const char *dir = getenv("SSL_CERT_DIR");
+
+	if (dir == NULL || *dir == '\0')
+		dir = t->lib.X509_get_default_cert_dir();
+	if (getenv("SSL_CERT_FILE") == NULL && hashed(dir))
+		return t->lib.SSL_CTX_load_verify_locations(t->ctx, NULL, dir);
+	return t->lib.SSL_CTX_set_default_verify_paths(t->ctx);
+}
+
+/* The context: TLS 1.2 or later, the CAs to trust, and our certificate. */
+static bool
+make_ctx(struct tls *t, const struct tls_files *f, char *why, size_t len)
+{
+	struct ssl_lib *l = &t->lib;
+
+	if (f->key != NULL && f->cert == NULL) {
+		snprintf(why, len, "TLS: a key (REDISCLI_KEY) but no "
+		    "certificate (REDISCLI_CERT)");
+		return false;
+	}
+	if (!readable(f->cacert, why, len) || !readable(f->cert, why, len) ||
+	    !readable(f->key, why, len))
+		return false;
+	if ((t->ctx = l->SSL_CTX_new(l->TLS_client_method())) == NULL) {
+		ssl_reason(t, "", why, len);
+		return false;
+	}
+	l->SSL_CTX_ctrl(t->ctx, SSL_CTRL_SET_MIN_PROTO_VERSION,
+	    TLS1_2_VERSION, NULL);
+	/* A write may take part of a buffer, and go on from a copy. */
+	l->SSL_CTX_ctrl(t->ctx, SSL_CTRL_MODE, SSL_MODE_ENABLE_PARTIAL_WRITE |
+	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
+	l->SSL_CTX_set_verify(t->ctx, SSL_VERIFY_PEER, NULL);
+	l->SSL_CTX_set_default_passwd_cb(t->ctx, no_passphrase);
+	if (f->cacert != NULL ?
+	    l->SSL_CTX_load_verify_locations(t->ctx, f->cacert, NULL) != 1 :
+	    system_cas(t) != 1) {
+		ssl_reason(t, f->cacert != NULL ? f->cacert : "the system's "
+		    "CA store", why, len);
+		return false;
+	}
+	if (f->cert != NULL &&
+	    l->SSL_CTX_use_certificate_chain_file(t->ctx, f->cert) != 1) {
+		ssl_reason(t, f->cert, why, len);
+		return false;
+	}
+	if ((f->cert != NULL || f->key != NULL) &&
+	    l->SSL_CTX_use_PrivateKey_file(t->ctx, f->key != NULL ? f->key :
+	    f->cert, SSL_FILETYPE_PEM) != 1) {
+		ssl_reason(t, f->key != NULL ? f->key : f->cert, why, len);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The session on fd, for host: SNI and the check of a host name, or the
+ * check of an IP address (which SNI may not carry, RFC 6066).
+ */
+static bool
+make_ssl(struct tls *t, int fd, const char *host, char *why, size_t len)
+{
+	struct ssl_lib *l = &t->lib;
+	unsigned char addr[16];
+	char name[256];		/* SNI's ctrl takes a char *, not const */
+	bool ip = inet_pton(AF_INET, host, addr) == 1 ||
+	    inet_pton(AF_INET6, host, addr) == 1;
+
+	snprintf(name, sizeof(name), "%s", host);
+	if ((t->ssl = l->SSL_new(t->ctx)) == NULL ||
+	    l->SSL_set_fd(t->ssl, fd) != 1 || (ip ?
+	    l->X509_VERIFY_PARAM_set1_ip_asc(l->SSL_get0_param(t->ssl),
+	    host) != 1 : l->SSL_ctrl(t->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME,
+	    TLSEXT_NAMETYPE_host_name, name) != 1 ||
+	    l->SSL_set1_host(t->ssl, host) != 1)) {
+		ssl_reason(t, "", why, len);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * What an operation that returned rc needs: 0 done, POLLIN or POLLOUT
+ * to wait for, SSL_EOF at the peer's end, or -1 with why (a refused
+ * certificate says why).
+ */
+static int
+ssl_needs(struct tls *t, int rc, char *why, size_t len)
+{
+	long v;
+
+	switch (t->lib.SSL_get_error(t->ssl, rc)) {
+	case SSL_ERROR_NONE:
+		return 0;
+	case SSL_ERROR_WANT_READ:
+		return POLLIN;
+	case SSL_ERROR_WANT_WRITE:
+		return POLLOUT;
+	case SSL_ERROR_ZERO_RETURN:
+		snprintf(why, len, "connection closed by the server");
+		return SSL_EOF;
+	case SSL_ERROR_SYSCALL:
+		snprintf(why, len, "%s", errno != 0 ? strerror(errno) :
+		    "connection closed by the server");
+		return errno != 0 ? -1 : SSL_EOF;
+	}
+	if ((v = t->lib.SSL_get_verify_result(t->ssl)) != X509_V_OK)
+		snprintf(why, len, "TLS: certificate verify failed: %s",
+		    t->lib.X509_verify_cert_error_string(v));
+	else
+		ssl_reason(t, "", why, len);
+	return -1;
+}
+
+/* The handshake, within the deadline: false with why (and errno). */
+static bool
+handshake(struct tls *t, int fd, const struct tls_wait *w, char *why,
+    size_t len)
+{
+	int need;
+
+	for (;;) {
+		t->lib.ERR_clear_error();
+		errno = 0;
+		need = ssl_needs(t, t->lib.SSL_connect(t->ssl), why, len);
+		if (need == 0)
+			return true;
+		if (need < 0) {
+			errno = EPROTO;
+			return false;
+		}
+		if (signals_wait_fd(w->ss, fd, (short)need, w->deadline,
+		    w->mark) == -1)
+			return false;
+	}
+}
+
+/*
+ * A TLS session on the connected, non-blocking socket fd, to host, its
+ * handshake done within the caller's wait w: it, or NULL with errno
+ * ETIMEDOUT (w's deadline), EINTR (a stop signal since w's mark), or
+ * another with why filled in.
+ */
+struct tls *
+tls_start(int fd, const char *host, const struct tls_files *files,
+    const struct tls_wait *w, char *why, size_t len)
+{
+	struct tls *t;
+	int e;
+
+	if ((t = calloc(1, sizeof(*t))) == NULL) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	if (!load_openssl(&t->lib, why, len)) {
+		free(t);
+		errno = ENOENT;
+		return NULL;
+	}
+	if (make_ctx(t, files, why, len) && make_ssl(t, fd, host, why, len) &&
+	    handshake(t, fd, w, why, len))
+		return t;
+	e = errno != 0 ? errno : EPROTO;
+	tls_free(t);
+	errno = e;
+	return NULL;
+}
+
+/*
+ * read(2) through the session: bytes, 0 at the end, or -1 with errno
+ * EAGAIN and *events to wait for, or -1 with why.
+ */
+ssize_t
+tls_read(struct tls *t, void *buf, size_t n, short *events, char *why,
+    size_t len)
+{
+	int rc, need;
+
+	t->lib.ERR_clear_error();
+	errno = 0;
+	rc = t->lib.SSL_read(t->ssl, buf, n > INT_MAX ? INT_MAX : (int)n);
+	if (rc > 0)
+		return rc;
+	if ((need = ssl_needs(t, rc, why, len)) > 0) {
+		*events = (short)need;
+		errno = EAGAIN;
+		return -1;
+	}
+	if (need == SSL_EOF)
+		return 0;
+	errno = EPROTO;
+	return -1;
+}
+
+/* write(2) through the session, as tls_read() reads. */
+ssize_t
+tls_write(struct tls *t, const void *buf, size_t n, short *events,
+    char *why, size_t len)
+{
+	int rc, need;
+
+	t->lib.ERR_clear_error();
+	errno = 0;
+	rc = t->lib.SSL_write(t->ssl, buf, n > INT_MAX ? INT_MAX : (int)n);
+	if (rc > 0)
+		return rc;
+	if ((need = ssl_needs(t, rc, why, len)) > 0) {
+		*events = (short)need;
+		errno = EAGAIN;
+		return -1;
+	}
+	errno = EPROTO;
+	return -1;
+}
+
+void
+tls_free(struct tls *t)
+{
+	if (t == NULL)
+		return;
+	if (t->ssl != NULL)
+		t->lib.SSL_free(t->ssl);
+	if (t->ctx != NULL)
+		t->lib.SSL_CTX_free(t->ctx);
+	free(t);
+}
+
+#else	/* !HAVE_OPENSSL */
+
+bool
+tls_built_in(void)
+{
+	return false;
+}
+
+struct tls *
+tls_start(int fd, const char *host, const struct tls_files *files,
+    const struct tls_wait *w, char *why, size_t len)
+{
+	(void)fd;
+	(void)host;
+	(void)files;
+	(void)w;
+	snprintf(why, len, "built without TLS support (OpenSSL)");
+	return NULL;
+}
+
+ssize_t
+tls_read(struct tls *t, void *buf, size_t n, short *events, char *why,
+    size_t len)
+{
+	(void)t;
+	(void)buf;
+	(void)n;
+	*events = 0;
+	snprintf(why, len, "built without TLS support (OpenSSL)");
+	return -1;
+}
+
+ssize_t
+tls_write(struct tls *t, const void *buf, size_t n, short *events,
+    char *why, size_t len)
+{
+	(void)t;
+	(void)buf;
+	(void)n;
+	*events = 0;
+	snprintf(why, len, "built without TLS support (OpenSSL)");
+	return -1;
+}
+
+void
+tls_free(struct tls *t)
+{
+	(void)t;
+}
+
+#endif	/* HAVE_OPENSSL */
