@@ -288,7 +288,7 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
 {
 	struct pollfd fds[STREAMS_FDS];
 	int nfds, status = 0, failed = 0, ready;
-	bool stopping;
+	bool stopping, busy;
 
 	for (;;) {
 		/* Only a SIGCHLD, taken in ppoll(), can mean it ended. */
@@ -300,15 +300,22 @@ watch_attempt(const struct sigstate *ss, struct watch *w,
 		    streams_done(st) || (w->expired && (w->kill_at == 0 ||
 		    signal_attempt(ss, 0, 0, false) == 0))))
 			break;
-		/* After a stop, what is ready is passed on; nothing waits. */
+		/*
+		 * After a stop, what is ready is passed on; nothing waits.
+		 * Nor while matching is to go on: the wait only lets the
+		 * signals in, and the loop looks at the clock.
+		 */
 		stopping = w->pid == 0 && signals_stop() != 0;
+		busy = failed == 0 && st != NULL && streams_busy(st);
 		nfds = failed == 0 && st != NULL ? streams_fds(st, fds) : 0;
-		ready = signals_wait(ss, fds, nfds, stopping ? mono_now() :
-		    earliest(w->expired ? 0 : w->limit, w->kill_at));
+		ready = signals_wait(ss, fds, nfds, stopping || busy ?
+		    mono_now() : earliest(w->expired ? 0 : w->limit,
+		    w->kill_at));
 		if (ready <= 0 && stopping)
 			break;
-		if (ready > 0 && nfds > 0 &&
-		    (failed = streams_service(st, fds, nfds)) != 0)
+		if (((ready > 0 && nfds > 0) || busy) &&
+		    (failed = streams_service(st, fds, ready > 0 ? nfds :
+		    0)) != 0)
 			signal_attempt(ss, w->pid, SIGKILL, false);
 	}
 	if (failed != 0)

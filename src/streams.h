@@ -22,6 +22,7 @@ int		 streams_fds(struct streams *st, struct pollfd *fds);
 int		 streams_service(struct streams *st, const struct pollfd *fds,
 		    int nfds);
 bool		 streams_done(const struct streams *st);
+bool		 streams_busy(const struct streams *st);
 _Noreturn void	 streams_fail(const struct streams *st, int error);
 int		 streams_end(struct streams *st, const char **text);
 int		 streams_flush(const struct sigstate *ss,

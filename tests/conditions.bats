@@ -288,18 +288,62 @@ long_line() {
 	printf '%s\n' "${2-MARK}" >>"$WORK/line"
 }
 
-@test "a line is matched on its first 64 KiB" {
+@test "a line is one line however long: its end, its start, a match across reads" {
+	# Issue 26: past 64 KiB a line was matched in pieces, 'a$' matched
+	# where a read cut it, and its end went unmatched.
+	long_line 100000 x
+	[ "$(ere 'a$')" = no ]
+	[ "$(ere 'x$')" = match ]
+	[ "$(ere '^x')" = no ]
+	[ "$(ere '^a+x$')" = match ]
+	[ "$(ere 'a{1000}x')" = match ]
 	long_line 65532
 	[ "$(ere MARK)" = match ]
-	long_line 65533
-	[ "$(ere MARK)" = no ]
 	long_line 65535
 	[ "$(ere '^a+$')" = no ]
 	long_line 65536
-	[ "$(ere '^a+$')" = match ]
-	# The next line is matched in full again, and the output is whole.
-	long_line 200000 $'x\nMARK'
+	[ "$(ere '^a+MARK$')" = match ]
+	# Far longer than any pipe or buffer: still one line.
+	long_line 3000000 $'x\nMARK'
+	[ "$(ere 'a$')" = no ]
+	[ "$(ere '^a*x$')" = match ]
 	[ "$(ere '^MARK$')" = match ]
+	cmp "$WORK/line" "$WORK/q.out"
+}
+
+@test "a line cut by each read is matched whole, on stdout and stderr" {
+	# The command writes a line in pieces of one to three bytes.
+	run -1 --separate-stderr "$RETRY" -n 1 --retry-if-output='^abcdefgh$' \
+	    -- sh -c 'for p in a bc d efg h; do printf %s "$p"; sleep 0.01
+	    done; echo; for p in x ab cdefgh; do printf %s "$p" >&2
+	    sleep 0.01; done; echo >&2'
+	[ "$output" = abcdefgh ]
+	expect_stderr "xabcdefgh" "retry: giving up after 1 attempt in Ts: exit 0, output matched '^abcdefgh\$' (no attempts left; exiting 1)"
+	run -0 --separate-stderr "$RETRY" -n 1 --retry-if-output='^bc' \
+	    -- sh -c 'for p in a bc d; do printf %s "$p"; sleep 0.01; done'
+	[ "$output" = abcd ]
+	expect_stderr
+}
+
+@test "a match at the very end of the output, with no newline, counts" {
+	long_line 70000 ''
+	printf 'zz' >> "$WORK/line"
+	[ "$(ere 'azz$')" = no ]
+	truncate -s -3 "$WORK/line"
+	printf 'zz' >> "$WORK/line"
+	[ "$(ere 'azz$')" = match ]
+	[ "$(ere '^a+zz$')" = match ]
+	printf 'x\n' > "$WORK/line"
+	[ "$(ere '^$')" = no ]
+}
+
+@test "a NUL ends what is matched of its line; bytes of 0x80 and up are bytes" {
+	printf 'ab\0cd\nef\0\n\351t\351\n' > "$WORK/line"
+	[ "$(ere 'b$')" = match ]
+	[ "$(ere 'cd')" = no ]
+	[ "$(ere '^ef$')" = match ]
+	[ "$(ere $'^\351t\351$')" = match ]
+	[ "$(ere '^[[:alpha:]]t')" = no ]
 	cmp "$WORK/line" "$WORK/q.out"
 }
 
