@@ -200,6 +200,35 @@ is_anchored(struct ere *re)
 	return anchored;
 }
 
+/*
+ * The literal bytes every match starts with, for memmem() to skip to: a
+ * chain of one-byte sets from the start, with nothing to choose between.
+ */
+static void
+find_prefix(struct ere *re)
+{
+	const struct inst *in;
+	int pc = 0, c, only;
+
+	re->nprefix = 0;
+	if (re->nfirst != 1)
+		return;
+	while (re->nprefix < sizeof(re->prefix)) {
+		in = &re->prog[pc];
+		if (in->op != I_SET)
+			break;
+		for (only = -1, c = 0; c < 256; c++)
+			if (set_has(re->sets[in->x], c))
+				only = only == -1 ? c : -2;
+		if (only < 0)
+			break;
+		re->prefix[re->nprefix++] = (unsigned char)only;
+		pc++;
+	}
+	if (re->nprefix < 2)
+		re->nprefix = 0;
+}
+
 struct ere *
 ere_compile(const char *pattern, const char **why)
 {
@@ -231,6 +260,8 @@ ere_compile(const char *pattern, const char **why)
 	}
 	find_first(re);
 	re->anchored = is_anchored(re);
+	find_prefix(re);
+	re->skips = re->anchored || re->nfirst > 0;
 	return re;
 }
 

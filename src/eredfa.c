@@ -233,6 +233,32 @@ dfa_step(struct ere *re, int i, int c)
 }
 
 /*
+ * Where re's prefix is next in p[i..len); if nowhere, where the bytes
+ * left are too few to hold it, for the DFA to take them one by one: the
+ * prefix may go on in the next piece.
+ */
+static size_t
+seek_prefix(const struct ere *re, const unsigned char *p, size_t i,
+    size_t len)
+{
+	const unsigned char *q;
+	size_t n = re->nprefix;
+
+#if defined(_GNU_SOURCE) && !defined(RETRY_PORTABLE)
+	if ((q = memmem(p + i, len - i, re->prefix, n)) != NULL)
+		return (size_t)(q - p);
+	return len - i >= n ? len - n + 1 : i;
+#else
+	for (; (q = memchr(p + i, re->prefix[0], len - i)) != NULL; i++) {
+		i = (size_t)(q - p);
+		if (len - i < n || memcmp(q, re->prefix, n) == 0)
+			return i;
+	}
+	return len;
+#endif
+}
+
+/*
  * From i, in state s that has no thread alive, where the search must look
  * again: the next newline after a NUL or where only a line start can
  * begin a match, else the next byte that can start one (stopping at a
@@ -251,6 +277,11 @@ dfa_skip(const struct ere *re, const struct dstate *s,
 	}
 	if (re->nfirst == 0)
 		return i;
+	if (re->nprefix > 0) {
+		e = seek_prefix(re, p, i, len);
+		q = memchr(p + i, '\0', e - i);
+		return q != NULL ? (size_t)(q - p) : e;
+	}
 	if (re->nfirst == 1) {
 		q = memchr(p + i, re->first1, len - i);
 		e = q != NULL ? (size_t)(q - p) : len;
@@ -320,7 +351,8 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 		return false;
 	s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
 	for (i = 0; i < len; i++) {
-		if (re->st[s].npcs == 0 &&
+		if (re->st[s].npcs == 0 && (re->skips ||
+		    re->st[s].ctx == C_SKIP) &&
 		    (i = dfa_skip(re, &re->st[s], p, i, len)) == len)
 			break;
 		if ((t = re->st[s].trans[p[i]]) == T_UNKNOWN)

@@ -63,6 +63,10 @@ struct ere {
 	unsigned char	 first[256];
 	/* Every match starts at a line start: skip to the next newline. */
 	bool		 anchored;
+	bool		 skips;		/* anchored, or nfirst > 0 */
+	/* The bytes every match starts with, when there are two or more. */
+	unsigned char	 prefix[16];
+	size_t		 nprefix;
 };
 
 /* Where a stream of lines is between two pieces (see ere_feed()). */
