@@ -11,3 +11,11 @@ bench: all
 	bash bench/run.sh
 
 .PHONY: bench
+
+# make bench-matcher: the output conditions' matcher against issue 27's
+# targets (bench/matcher.sh): throughput beside cat | cat and grep -E -c,
+# one long line, TERM while matching.  Reported, never enforced.
+bench-matcher: retry
+	bash bench/matcher.sh
+
+.PHONY: bench-matcher
