@@ -166,6 +166,7 @@ find_first(struct ere *re)
 		}
 	if (re->nfirst == 256)
 		re->nfirst = 0;
+	re->first[0] = 1;	/* a NUL ends what is matched: stop there */
 }
 
 /*

@@ -148,6 +148,7 @@ dfa_state(struct ere *re, const int *pcs, int n, int ctx, bool *flushed)
 	s->pcs = re->npool;
 	s->npcs = n;
 	s->ctx = ctx;
+	s->skip = n == 0 && (re->skips || ctx == C_SKIP);
 	if (n > 0)
 		memmove(re->pool + re->npool, pcs, (size_t)n * sizeof(*pcs));
 	re->npool += n;
@@ -288,7 +289,7 @@ dfa_skip(const struct ere *re, const struct dstate *s,
 		q = memchr(p + i, '\0', e - i);
 		return q != NULL ? (size_t)(q - p) : e;
 	}
-	while (i < len && !re->first[p[i]] && p[i] != '\0')
+	while (i < len && !re->first[p[i]])
 		i++;
 	return i;
 }
@@ -351,15 +352,16 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 		return false;
 	s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
 	for (i = 0; i < len; i++) {
-		if (re->st[s].npcs == 0 && (re->skips ||
-		    re->st[s].ctx == C_SKIP) &&
+		if (re->st[s].skip &&
 		    (i = dfa_skip(re, &re->st[s], p, i, len)) == len)
 			break;
-		if ((t = re->st[s].trans[p[i]]) == T_UNKNOWN)
-			t = dfa_step(re, s, p[i]);
-		if (t == T_MATCH) {
-			*at = i;
-			return true;
+		if ((t = re->st[s].trans[p[i]]) < 0) {
+			if (t == T_UNKNOWN)
+				t = dfa_step(re, s, p[i]);
+			if (t == T_MATCH) {
+				*at = i;
+				return true;
+			}
 		}
 		s = t;
 	}

@@ -34,6 +34,7 @@ struct dstate {
 	int		 pcs;		/* offset in the pool */
 	int		 npcs;
 	int		 ctx;
+	bool		 skip;		/* no thread alive, and a skip applies */
 	int		 trans[256];
 };
 
@@ -60,7 +61,7 @@ struct ere {
 	/* The bytes a match can start with, when that is all it needs. */
 	int		 nfirst;	/* 0: no skipping */
 	int		 first1;	/* the byte, when there is one */
-	unsigned char	 first[256];
+	unsigned char	 first[256];	/* and NUL */
 	/* Every match starts at a line start: skip to the next newline. */
 	bool		 anchored;
 	bool		 skips;		/* anchored, or nfirst > 0 */
