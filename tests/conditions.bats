@@ -766,3 +766,26 @@ term_within_5s() {
 	# Before it comes the command's stderr, passed on, cut anywhere.
 	[[ $(untimed "$(tail -n 1 "$WORK/err")") == *"retry: stopped by TERM during attempt 1/5 after Ts" ]]
 }
+
+# Issue 26: while a read was matched against the costliest ERE, the clock
+# was not looked at: the timeout's TERM reached the command 6.8 to 8.8 s
+# late here.  Now 15 to 55 ms late; 3 s leaves room for a loaded machine.
+@test "-t acts within a fraction of a second while both streams are matched" {
+	local i status=0 t
+	head -c 65536 /dev/urandom | LC_ALL=C tr '\000-\377' '[a*128][b*128]' \
+	    > "$WORK/line"
+	echo >> "$WORK/line"
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+		cat "$WORK/line"
+	done > "$WORK/lines"
+	"$RETRY" -n 1 -t 0.3s --retry-if-output='[ab]*a[ab]{4085}c' -- \
+	    bash -c 'start=$EPOCHREALTIME
+	    trap "echo \$start \$EPOCHREALTIME > \"\$1\"; exit 1" TERM
+	    cat "$2" & cat "$2" >&2 & wait' bash "$WORK/when" "$WORK/lines" \
+	    > /dev/null 2> "$WORK/err" || status=$?
+	[ "$status" -eq 124 ]
+	[[ $(untimed "$(tail -n 1 "$WORK/err")") == *"retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]]
+	read -r t < "$WORK/when"
+	# The TERM came less than 3.3 s after the command started.
+	awk -v s="${t% *}" -v e="${t#* }" 'BEGIN { exit !(e - s < 3.3) }'
+}
