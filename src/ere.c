@@ -202,7 +202,7 @@ is_anchored(struct ere *re)
 }
 
 /*
- * The literal bytes every match starts with, for memmem() to skip to: a
+ * The literal bytes every match starts with, for the search to skip to: a
  * chain of one-byte sets from the start, with nothing to choose between.
  */
 static void
