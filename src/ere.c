@@ -166,6 +166,13 @@ find_first(struct ere *re)
 		}
 	if (re->nfirst == 256)
 		re->nfirst = 0;
+	re->nfirsts = 0;
+	if (re->nfirst == 2 || re->nfirst == 3) {
+		for (c = 1; c < 256; c++)
+			if (re->first[c])
+				re->firsts[re->nfirsts++] = (unsigned char)c;
+		re->firsts[re->nfirsts++] = '\0';
+	}
 	re->first[0] = 1;	/* a NUL ends what is matched: stop there */
 }
 

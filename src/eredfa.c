@@ -255,13 +255,35 @@ seek_prefix(const struct ere *re, const unsigned char *p, size_t i,
 }
 
 /*
+ * Where the next of re->firsts is in p[i..len), len if none: one memchr()
+ * a byte, each kept until the search passes it (this feed's, re->next).
+ */
+static size_t
+seek_bytes(struct ere *re, const unsigned char *p, size_t i, size_t len)
+{
+	const unsigned char *q;
+	size_t best = len;
+	int k;
+
+	for (k = 0; k < re->nfirsts; k++) {
+		if (re->next[k] == SIZE_MAX || re->next[k] < i) {
+			q = memchr(p + i, re->firsts[k], len - i);
+			re->next[k] = q != NULL ? (size_t)(q - p) : len;
+		}
+		if (re->next[k] < best)
+			best = re->next[k];
+	}
+	return best;
+}
+
+/*
  * From i, in state s that has no thread alive, where the search must look
  * again: the next newline after a NUL or where only a line start can
  * begin a match, else the next byte that can start one (stopping at a
  * NUL, which ends what is matched of the line); len if none.
  */
 static size_t
-dfa_skip(const struct ere *re, const struct dstate *s,
+dfa_skip(struct ere *re, const struct dstate *s,
     const unsigned char *p, size_t i, size_t len)
 {
 	const unsigned char *q;
@@ -284,6 +306,8 @@ dfa_skip(const struct ere *re, const struct dstate *s,
 		q = memchr(p + i, '\0', e - i);
 		return q != NULL ? (size_t)(q - p) : e;
 	}
+	if (re->nfirsts > 0)
+		return seek_bytes(re, p, i, len);
 	while (i < len && !re->first[p[i]])
 		i++;
 	return i;
@@ -346,6 +370,8 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 	if (len == 0)
 		return false;
 	s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
+	for (i = 0; i < 4; i++)
+		re->next[i] = SIZE_MAX;
 	for (i = 0; i < len; i++) {
 		if (re->st[s].skip &&
 		    (i = dfa_skip(re, &re->st[s], p, i, len)) == len)

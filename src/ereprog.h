@@ -65,6 +65,10 @@ struct ere {
 	/* Every match starts at a line start: skip to the next newline. */
 	bool		 anchored;
 	bool		 skips;		/* anchored, or nfirst > 0 */
+	/* With 2 or 3 first bytes: they and NUL, for memchr() each. */
+	unsigned char	 firsts[4];
+	int		 nfirsts;
+	size_t		 next[4];	/* where each is next: this feed's */
 	/* The bytes every match starts with, when there are two or more. */
 	unsigned char	 prefix[16];
 	size_t		 nprefix;
