@@ -365,10 +365,11 @@ watch_ended(const struct sigstate *ss, const struct watch *w,
 
 /*
  * Waits for a signal, the next time limit or the streams st (or NULL),
- * and services those that are ready; streams that fail (*failed) kill
- * the attempt.  Once a stop signal came and the command is reaped, what
- * is ready is passed on and nothing waits: a stalled reader is not
- * waited for (WATCH_STOPPED).
+ * and services those that are ready, or a stream still matching a read
+ * (streams_busy()); streams that fail (*failed) kill the attempt.  Once
+ * a stop signal came and the command is reaped, what is ready is passed
+ * on and nothing waits: a stalled reader is not waited for
+ * (WATCH_STOPPED).
  */
 static enum watch_end
 watch_wait(const struct sigstate *ss, struct watch *w, struct streams *st,
@@ -376,16 +377,21 @@ watch_wait(const struct sigstate *ss, struct watch *w, struct streams *st,
 {
 	struct pollfd fds[STREAMS_FDS];
 	bool stopping = w->pid == 0 && signals_stop() != 0;
+	bool busy = *failed == 0 && st != NULL && streams_busy(st);
 	int nfds = *failed == 0 && st != NULL ? streams_fds(st, fds) : 0;
 	int ready;
 
-	ready = signals_wait(ss, fds, nfds, stopping ? mono_now() :
+	/*
+	 * While matching is to go on, the wait only lets the signals in and
+	 * the loop looks at the clock, then the matching goes on.
+	 */
+	ready = signals_wait(ss, fds, nfds, stopping || busy ? mono_now() :
 	    earliest(w->expired ? 0 : earliest(w->limit, w->stall_at),
 	    w->kill_at));
 	if (ready <= 0 && stopping)
 		return WATCH_STOPPED;
-	if (ready > 0 && nfds > 0 &&
-	    (*failed = streams_service(st, fds, nfds)) != 0)
+	if (((ready > 0 && nfds > 0) || busy) &&
+	    (*failed = streams_service(st, fds, ready > 0 ? nfds : 0)) != 0)
 		signal_attempt(ss, w->pid, SIGKILL, false);
 	return WATCH_GOES_ON;
 }

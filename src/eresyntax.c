@@ -20,7 +20,7 @@
 #include "eresyntax.h"
 
 #define DUP_MAX		0x7fff	/* glibc's RE_DUP_MAX */
-#define NEST_MAX	256	/* groups within groups */
+#define NEST_MAX	256	/* groups within groups: the man page says so */
 #define NAME_MAX_B	32	/* glibc's BRACKET_NAME_BUF_SIZE */
 
 /* ---- nodes and tokens -------------------------------------------------- */

@@ -2,10 +2,13 @@
  * match.c: the output conditions of --success-if-output, --stop-if-output
  * and --retry-if-output, as a line matcher.  The streams of an attempt
  * (streams.c) hand it the bytes of the command's stdout and stderr as
- * they pass; it cuts them into lines, each stream on its own, and matches
- * every line against the EREs.  A line longer than LINE_MAX_MATCH is
- * matched on its first LINE_MAX_MATCH bytes; memory stays bounded.  A
- * match does not cut the attempt short: the decision comes when it ends.
+ * they pass; each stream and each ERE has its own ere_run, the matching
+ * state that carries a line across reads, so that a line is one line
+ * however long it is and memory stays bounded.  It matches in slices and
+ * looks at the clock between them: past the caller's time it stops and
+ * says how far it got, for the caller to look at the signals and the
+ * timeout and come back.  A match does not cut the attempt short: the
+ * decision comes when it ends.
  */
 #include <err.h>
 #include <stdint.h>
@@ -13,30 +16,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "defs.h"
 #include "ere.h"
 #include "match.h"
 
-#define LINE_MAX_MATCH	((size_t)64 * 1024)
-#define BLOCK_SIZE	(4 * LINE_MAX_MATCH)	/* lines matched at once */
+/*
+ * Between two looks at the clock each ERE meets a slice of SLICE_WORK
+ * bytes divided by the instructions of all the EREs (a byte can cost a
+ * pass over an ERE's program), within these bounds.
+ */
+#define SLICE_WORK	((size_t)1 << 21)
+#define SLICE_MIN	((size_t)256)
+#define SLICE_MAX	((size_t)64 * 1024)
 
 struct rule {
 	struct ere	*re;
 	const char	*text;
-};
-
-/* The lines of one stream, as they are gathered. */
-struct stream {
-	char	*block;		/* whole lines, then the one being read */
-	size_t	 len;		/* bytes in block */
-	size_t	 start;		/* where the line being read starts */
-	bool	 cut;		/* that line is cut: a NUL, or too long */
+	struct ere_run	*run[2];	/* MATCH_STDOUT, MATCH_STDERR */
 };
 
 struct matcher {
 	struct rule	*rules[MATCH_KINDS];
 	int		 nrules[MATCH_KINDS];
-	struct stream	 out, err;	/* MATCH_STDOUT, MATCH_STDERR */
+	size_t		 slice;		/* bytes matched between looks */
 	int		 found;		/* the deciding kind, or -1 */
 	const char	*found_text;
 };
@@ -49,12 +52,13 @@ matcher_free(struct matcher *m)
 	if (m == NULL)
 		return;
 	for (k = 0; k < MATCH_KINDS; k++) {
-		for (i = 0; i < m->nrules[k]; i++)
+		for (i = 0; i < m->nrules[k]; i++) {
 			ere_free(m->rules[k][i].re);
+			ere_run_free(m->rules[k][i].run[0]);
+			ere_run_free(m->rules[k][i].run[1]);
+		}
 		free(m->rules[k]);
 	}
-	free(m->out.block);
-	free(m->err.block);
 	free(m);
 }
 
@@ -89,6 +93,9 @@ compile_rule(struct rule *r, int k, const char *text, size_t *total,
 		    ERE_SHOWN, text, more, why);
 		return false;
 	}
+	if ((r->run[0] = ere_run_new(r->re)) == NULL ||
+	    (r->run[1] = ere_run_new(r->re)) == NULL)
+		err(EXIT_CANCELED, NULL);
 	if ((*total += ere_size(r->re)) > ERE_MAX_PROG) {
 		snprintf(msg, len, "--%s '%.*s%s': the output conditions are "
 		    "too complex together", kind_names[k], ERE_SHOWN, text,
@@ -131,128 +138,92 @@ matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 			}
 		}
 	}
+	m->slice = SLICE_WORK / (total + 1);
+	m->slice = m->slice < SLICE_MIN ? SLICE_MIN : m->slice > SLICE_MAX ?
+	    SLICE_MAX : m->slice;
 	return m;
 }
 
 /*
- * Matches the first n bytes of the block: whole lines, the newline of the
- * last one left out, or a last line that has none.  One ere_exec() call
- * serves many lines: it matches each on its own, in time linear in its
- * length.  Of the rules of the strongest kind that match, the one whose
- * match comes first names the condition.
+ * Matches the n bytes at p of stream which.  Of the rules of the
+ * strongest kind that match, the one whose match is seen first names the
+ * condition; a weaker kind is not matched any more.
  */
 static void
-match_block(struct matcher *m, struct stream *s, size_t n)
+match_slice(struct matcher *m, int which, const char *p, size_t n)
 {
-	size_t so, first;
+	const struct rule *r;
+	size_t at, first;
 	int k, i;
 
 	/* Success, then stop, then retry: only a stronger kind can win. */
 	for (k = 0; k < MATCH_KINDS && (m->found == -1 || k < m->found);
 	    k++) {
 		first = SIZE_MAX;
-		for (i = 0; i < m->nrules[k]; i++)
-			if (ere_exec(m->rules[k][i].re, s->block, n, &so) &&
-			    so < first) {
-				first = so;
+		for (i = 0; i < m->nrules[k]; i++) {
+			r = &m->rules[k][i];
+			if (ere_feed(r->re, r->run[which], p, n, &at) &&
+			    at < first) {
+				first = at;
 				m->found = k;
-				m->found_text = m->rules[k][i].text;
+				m->found_text = r->text;
 			}
-		if (first != SIZE_MAX)
-			break;
+		}
 	}
 }
 
-/* Matches the whole lines gathered, and keeps the one being read. */
-static void
-flush_lines(struct matcher *m, struct stream *s)
-{
-	if (s->start == 0)
-		return;
-	match_block(m, s, s->start - 1);
-	memmove(s->block, s->block + s->start, s->len - s->start);
-	s->len -= s->start;
-	s->start = 0;
-}
-
-/*
- * Feeds bytes to the line assembler.  A line is kept up to its first NUL
- * byte (as when regexec() matched it: the man page says so) and up to
- * LINE_MAX_MATCH bytes; whole lines are matched when the block is full
- * and at the end of each read.
- */
-static void
-scan_bytes(struct matcher *m, struct stream *s, const char *p, size_t n)
-{
-	const char *nl, *nul;
-	size_t take, keep;
-
-	while (n > 0) {
-		nl = memchr(p, '\n', n);
-		take = nl != NULL ? (size_t)(nl - p) : n;
-		keep = s->cut ? 0 : take;
-		if ((nul = memchr(p, '\0', keep)) != NULL) {
-			keep = (size_t)(nul - p);
-			s->cut = true;
-		}
-		if (keep > LINE_MAX_MATCH - (s->len - s->start)) {
-			keep = LINE_MAX_MATCH - (s->len - s->start);
-			s->cut = true;
-		}
-		memcpy(s->block + s->len, p, keep);
-		s->len += keep;
-		if (nl == NULL)
-			break;
-		s->block[s->len++] = '\n';
-		s->start = s->len;
-		s->cut = false;
-		if (BLOCK_SIZE - s->len < LINE_MAX_MATCH + 2)
-			flush_lines(m, s);
-		p = nl + 1;
-		n -= take + 1;
-	}
-	flush_lines(m, s);
-}
-
-/*
- * Sets up the next attempt: no condition matched yet, no line begun.
- * The blocks are allocated with the first attempt, once.
- */
+/* Sets up the next attempt: no condition matched yet, no line begun. */
 void
 matcher_begin(struct matcher *m)
 {
-	struct stream *s[2] = { &m->out, &m->err };
-	int i;
+	int k, i;
 
 	m->found = -1;
 	m->found_text = NULL;
-	for (i = 0; i < 2; i++) {
-		if (s[i]->block == NULL &&
-		    (s[i]->block = malloc(BLOCK_SIZE + 1)) == NULL)
-			err(EXIT_CANCELED, NULL);
-		s[i]->len = s[i]->start = 0;
-		s[i]->cut = false;
-	}
+	for (k = 0; k < MATCH_KINDS; k++)
+		for (i = 0; i < m->nrules[k]; i++) {
+			ere_run_reset(m->rules[k][i].run[0]);
+			ere_run_reset(m->rules[k][i].run[1]);
+		}
 }
 
-/* The n bytes at p came through stream which (MATCH_STDOUT, ...). */
-void
-matcher_scan(struct matcher *m, int which, const char *p, size_t n)
+/*
+ * The n bytes at p came through stream which (MATCH_STDOUT, ...): matches
+ * them until the clock passes until, and returns how many it matched.
+ * Once a success condition matched, nothing is left to match.
+ */
+size_t
+matcher_scan(struct matcher *m, int which, const char *p, size_t n,
+    nsec_t until)
 {
-	scan_bytes(m, which == MATCH_STDERR ? &m->err : &m->out, p, n);
+	size_t off, len;
+
+	for (off = 0; off < n && m->found != MATCH_SUCCESS; off += len) {
+		len = n - off < m->slice ? n - off : m->slice;
+		match_slice(m, which, p + off, len);
+		if (off + len < n && mono_now() >= until)
+			return off + len;
+	}
+	return n;
 }
 
 /* Stream which is at its end: its last line counts, newline or not. */
 void
 matcher_eof(struct matcher *m, int which)
 {
-	struct stream *s = which == MATCH_STDERR ? &m->err : &m->out;
+	const struct rule *r;
+	int k, i;
 
-	flush_lines(m, s);
-	if (s->len > 0 || s->cut)
-		match_block(m, s, s->len);	/* a last line, no newline */
-	s->len = s->start = 0;
-	s->cut = false;
+	for (k = 0; k < MATCH_KINDS && (m->found == -1 || k < m->found);
+	    k++)
+		for (i = 0; i < m->nrules[k]; i++) {
+			r = &m->rules[k][i];
+			if (ere_feed_end(r->re, r->run[which]) &&
+			    m->found != k) {
+				m->found = k;
+				m->found_text = r->text;
+			}
+		}
 }
 
 /* The attempt is over: the deciding kind, or -1, and its ERE in *text. */

@@ -28,8 +28,8 @@ struct matcher	*matcher_open(const struct match_rules *cfg, char *msg,
 		    size_t len);
 void		 matcher_free(struct matcher *m);
 void		 matcher_begin(struct matcher *m);
-void		 matcher_scan(struct matcher *m, int which, const char *p,
-		    size_t n);
+size_t		 matcher_scan(struct matcher *m, int which, const char *p,
+		    size_t n, nsec_t until);
 void		 matcher_eof(struct matcher *m, int which);
 int		 matcher_end(const struct matcher *m, const char **text);
 

@@ -39,7 +39,8 @@
  *	 |	 |- feed.c	-I: every attempt's stdin, spooled
  *	 |	 |- held.c	-O: the held output, from creation to drain
  *	 |	 `- match.c	the output conditions (retry.c: compile them)
- *	 |	     `- ere.c	the EREs, compiled and matched in linear time
+ *	 |	     `- ere.c	the EREs, compiled; where a match starts
+ *	 |		 |- eredfa.c	the DFA over a stream of lines
  *	 |		 `- eresyntax.c		an ERE read into a tree
  *	 |		     `- ereclass.c	byte sets, the 12 classes
  *	 `- backoff.c	the schedule, the random source, nsec_add()

@@ -16,7 +16,11 @@
  * Otherwise a stream that has neither a matcher nor the held file as its
  * sink is no pipe: the command writes to retry's descriptor directly.  Through a
  * matcher the bytes go on to their sink unchanged and at once, each
- * stream in its own order.
+ * stream in its own order.  Matching a read can take long against a
+ * costly ERE: it stops when its time (MATCH_TIME a service) is up and
+ * goes on at the next service, so that the caller's wait, which does not
+ * wait while a stream is busy (streams_busy()), looks at the signals and
+ * the clock in between; meanwhile that stream reads nothing more.
  *
  * attempt.c services them inside the attempt's wait.  Writes never block
  * retry: into a pipe retry writes only what ppoll() said fits, a terminal
@@ -38,6 +42,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "defs.h"
 #include "fd.h"
 #include "feed.h"
@@ -53,6 +58,7 @@
 
 #define READ_SIZE	((size_t)64 * 1024)
 #define PULL_SIZE	(1 << 20)
+#define MATCH_TIME	(50 * NSEC_PER_MSEC)	/* matching, a service */
 
 /* The command's stdout or stderr, as retry reads it. */
 struct stream {
@@ -69,6 +75,8 @@ struct stream {
 	char	*buf;		/* bytes read and not yet written */
 	size_t	 head, tail;
 	uint64_t taken;		/* bytes read from src, for the stall watch */
+	size_t	 mpos, mlen;	/* of buf: matched, to match */
+	size_t	 owed;		/* teed to dst, still to read and match */
 };
 
 struct streams {
@@ -97,6 +105,7 @@ stream_close_src(struct stream *s)
 		close(s->src);
 		s->src = -1;
 	}
+	s->owed = 0;
 }
 
 static void
@@ -115,16 +124,35 @@ stream_orphan(struct stream *s)
 	stream_close_src(s);
 }
 
+/* Whether bytes read wait to be matched: then nothing more is read. */
+static bool
+stream_busy(const struct stream *s)
+{
+	return s->mpos < s->mlen;
+}
+
 /*
- * After a stop signal nothing is decided by the output any more, and the
- * backlog a pipe holds (up to 1 MiB) is passed on unmatched: matching it
- * could take seconds a line against a costly ERE.
+ * Matches what waits in buf until the clock passes until.  After a stop
+ * signal nothing is decided by the output any more, and the backlog a
+ * pipe holds (up to 1 MiB) is passed on unmatched.
  */
 static void
-stream_scan(struct stream *s, const char *p, size_t n)
+stream_match(struct stream *s, nsec_t until)
 {
-	if (s->matcher != NULL && signals_stop() == 0)
-		matcher_scan(s->matcher, s->which, p, n);
+	if (s->matcher == NULL || signals_stop() != 0)
+		s->mpos = s->mlen;
+	else
+		s->mpos += matcher_scan(s->matcher, s->which, s->buf + s->mpos,
+		    s->mlen - s->mpos, until);
+}
+
+/* The n bytes just read into buf are to be matched. */
+static void
+stream_scan(struct stream *s, size_t n, nsec_t until)
+{
+	s->mpos = 0;
+	s->mlen = n;
+	stream_match(s, until);
 }
 
 /*
@@ -162,14 +190,14 @@ stream_write(struct stream *s)
 }
 
 static int
-stream_read(struct stream *s)
+stream_read(struct stream *s, nsec_t until)
 {
 	ssize_t n;
 
 	n = read(s->src, s->buf, READ_SIZE);
 	if (n > 0) {
 		s->taken += (uint64_t)n;
-		stream_scan(s, s->buf, (size_t)n);
+		stream_scan(s, (size_t)n, until);
 		s->head = 0;
 		s->tail = (size_t)n;
 		/* Elsewhere the loop waits for POLLOUT: no write blocks. */
@@ -183,35 +211,51 @@ stream_read(struct stream *s)
 	return 0;
 }
 
+/*
+ * Reads back and matches what tee(2) passed on, until it is all matched
+ * or the time is up: the rest stays in the pipe, owed, for the next turn.
+ */
+static void
+stream_take_owed(struct stream *s, nsec_t until)
+{
+	ssize_t r;
+
+	while (s->owed > 0 && !stream_busy(s)) {
+		r = read(s->src, s->buf, s->owed < READ_SIZE ? s->owed :
+		    READ_SIZE);
+		if (r <= 0) {
+			s->owed = 0;
+			break;
+		}
+		s->owed -= (size_t)r;
+		stream_scan(s, (size_t)r, until);
+	}
+}
+
 #ifdef __linux__
 /*
  * Into a pipe the bytes go by tee(2), without a copy and without
  * blocking, and only what it took is then read back for matching.
  */
 static int
-stream_tee(struct stream *s)
+stream_tee(struct stream *s, nsec_t until)
 {
-	ssize_t n, r, done;
+	ssize_t n;
 
 	n = tee(s->src, s->dst, READ_SIZE, SPLICE_F_NONBLOCK);
 	if (n == -1 && errno == EAGAIN)
 		s->full = true;	/* src is readable: dst has no room */
 	else if (n == -1 && errno == EINVAL) {
 		s->dst_pipe = false;	/* no tee(2) here after all */
-		return stream_read(s);
+		return stream_read(s, until);
 	} else if (n == -1 && errno != EINTR)
 		stream_orphan(s);
 	else if (n == 0)
 		stream_eof(s);
 	if (n > 0)
 		s->taken += (uint64_t)n;
-	for (done = 0; done < n; done += r) {
-		r = read(s->src, s->buf, (size_t)(n - done) < READ_SIZE ?
-		    (size_t)(n - done) : READ_SIZE);
-		if (r <= 0)
-			break;
-		stream_scan(s, s->buf, (size_t)r);
-	}
+	s->owed = n > 0 ? (size_t)n : 0;
+	stream_take_owed(s, until);
 	return 0;
 }
 #endif
@@ -222,7 +266,7 @@ stream_tee(struct stream *s)
  * bytes without a copy and without blocking, as many as fit.
  */
 static int
-stream_splice(struct stream *s)
+stream_splice(struct stream *s, nsec_t until)
 {
 	ssize_t n;
 
@@ -233,7 +277,7 @@ stream_splice(struct stream *s)
 		s->full = true;	/* src is readable: dst has no room */
 	else if (n == -1 && errno == EINVAL) {
 		s->dst_pipe = false;	/* no splice(2) here after all */
-		return stream_read(s);
+		return stream_read(s, until);
 	} else if (n == -1 && errno != EINTR)
 		stream_orphan(s);
 	else if (n == 0)
@@ -270,18 +314,18 @@ stream_drain(struct stream *s)
 static int
 stream_fd(const struct stream *s, struct pollfd *pfd)
 {
-	if (s->tail > s->head || s->full) {
+	if (s->tail > s->head || (s->full && !stream_busy(s))) {
 		*pfd = (struct pollfd){ .fd = s->dst, .events = POLLOUT };
 		return 1;
 	}
-	if (s->src == -1)
+	if (s->src == -1 || stream_busy(s))
 		return 0;
 	*pfd = (struct pollfd){ .fd = s->src, .events = POLLIN };
 	return 1;
 }
 
 static int
-stream_service(struct stream *s, const struct pollfd *p)
+stream_service(struct stream *s, const struct pollfd *p, nsec_t until)
 {
 	if (p->revents == 0)
 		return 0;
@@ -289,14 +333,20 @@ stream_service(struct stream *s, const struct pollfd *p)
 		return stream_drain(s);
 	if (p->fd == s->dst && s->tail > s->head)
 		return stream_write(s);
+	if (stream_busy(s))
+		return 0;
 	s->full = false;
+	if (s->owed > 0) {
+		stream_take_owed(s, until);
+		return 0;
+	}
 #ifdef __linux__
 	if (s->dst_pipe && s->matcher == NULL)
-		return stream_splice(s);
+		return stream_splice(s, until);
 	if (s->dst_pipe)
-		return stream_tee(s);
+		return stream_tee(s, until);
 #endif
-	return stream_read(s);
+	return stream_read(s, until);
 }
 
 /*
@@ -359,7 +409,7 @@ stream_begin(struct stream *s, struct matcher *m, struct held *h, int dst)
 	s->dst_pipe = s->dst_sock = s->dst_file = s->full = false;
 	if (h == NULL)
 		stream_sink_fd(s, dst);
-	s->head = s->tail = 0;
+	s->head = s->tail = s->mpos = s->mlen = s->owed = 0;
 	return p[1];
 }
 
@@ -431,9 +481,14 @@ streams_fds(struct streams *st, struct pollfd *fds)
 int
 streams_service(struct streams *st, const struct pollfd *fds, int nfds)
 {
+	nsec_t until = mono_now() + MATCH_TIME;
 	struct stream *s;
 	int i, e = 0;
 
+	if (stream_busy(&st->out))
+		stream_match(&st->out, until);
+	if (stream_busy(&st->err))
+		stream_match(&st->err, until);
 	for (i = 0; i < nfds && e == 0; i++) {
 		if (fds[i].fd == st->out.src || fds[i].fd == st->out.dst)
 			s = &st->out;
@@ -444,7 +499,7 @@ streams_service(struct streams *st, const struct pollfd *fds, int nfds)
 				st->failed = "--replay-stdin: temporary file";
 			continue;
 		}
-		if ((e = stream_service(s, &fds[i])) != 0)
+		if ((e = stream_service(s, &fds[i], until)) != 0)
 			st->failed = "--hold-stdout: temporary file";
 	}
 	/* The held file takes every byte at once; a pipe waits for room. */
@@ -480,7 +535,15 @@ bool
 streams_done(const struct streams *st)
 {
 	return st->out.src == -1 && st->err.src == -1 &&
-	    st->out.tail == st->out.head && st->err.tail == st->err.head;
+	    st->out.tail == st->out.head && st->err.tail == st->err.head &&
+	    !streams_busy(st);
+}
+
+/* Whether matching waits to go on: the caller's wait must not wait. */
+bool
+streams_busy(const struct streams *st)
+{
+	return stream_busy(&st->out) || stream_busy(&st->err);
 }
 
 /* Reports what streams_service() failed at, error, and exits. */

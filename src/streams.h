@@ -25,6 +25,7 @@ int		 streams_service(struct streams *st, const struct pollfd *fds,
 bool		 streams_done(const struct streams *st);
 uint64_t	 streams_taken(const struct streams *st);
 bool		 streams_backed_up(const struct streams *st);
+bool		 streams_busy(const struct streams *st);
 _Noreturn void	 streams_fail(const struct streams *st, int error);
 int		 streams_end(struct streams *st, const char **text);
 int		 streams_flush(const struct sigstate *ss,

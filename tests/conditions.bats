@@ -288,18 +288,62 @@ long_line() {
 	printf '%s\n' "${2-MARK}" >>"$WORK/line"
 }
 
-@test "a line is matched on its first 64 KiB" {
+@test "a line is one line however long: its end, its start, a match across reads" {
+	# Issue 26: past 64 KiB a line was matched in pieces, 'a$' matched
+	# where a read cut it, and its end went unmatched.
+	long_line 100000 x
+	[ "$(ere 'a$')" = no ]
+	[ "$(ere 'x$')" = match ]
+	[ "$(ere '^x')" = no ]
+	[ "$(ere '^a+x$')" = match ]
+	[ "$(ere 'a{1000}x')" = match ]
 	long_line 65532
 	[ "$(ere MARK)" = match ]
-	long_line 65533
-	[ "$(ere MARK)" = no ]
 	long_line 65535
 	[ "$(ere '^a+$')" = no ]
 	long_line 65536
-	[ "$(ere '^a+$')" = match ]
-	# The next line is matched in full again, and the output is whole.
-	long_line 200000 $'x\nMARK'
+	[ "$(ere '^a+MARK$')" = match ]
+	# Far longer than any pipe or buffer: still one line.
+	long_line 3000000 $'x\nMARK'
+	[ "$(ere 'a$')" = no ]
+	[ "$(ere '^a*x$')" = match ]
 	[ "$(ere '^MARK$')" = match ]
+	cmp "$WORK/line" "$WORK/q.out"
+}
+
+@test "a line cut by each read is matched whole, on stdout and stderr" {
+	# The command writes a line in pieces of one to three bytes.
+	run -1 --separate-stderr "$RETRY" -n 1 --retry-if-output='^abcdefgh$' \
+	    -- sh -c 'for p in a bc d efg h; do printf %s "$p"; sleep 0.01
+	    done; echo; for p in x ab cdefgh; do printf %s "$p" >&2
+	    sleep 0.01; done; echo >&2'
+	[ "$output" = abcdefgh ]
+	expect_stderr "xabcdefgh" "retry: giving up after 1 attempt in Ts: exit 0, output matched '^abcdefgh\$' (no attempts left; exiting 1)"
+	run -0 --separate-stderr "$RETRY" -n 1 --retry-if-output='^bc' \
+	    -- sh -c 'for p in a bc d; do printf %s "$p"; sleep 0.01; done'
+	[ "$output" = abcd ]
+	expect_stderr
+}
+
+@test "a match at the very end of the output, with no newline, counts" {
+	long_line 70000 ''
+	printf 'zz' >> "$WORK/line"
+	[ "$(ere 'azz$')" = no ]
+	truncate -s -3 "$WORK/line"
+	printf 'zz' >> "$WORK/line"
+	[ "$(ere 'azz$')" = match ]
+	[ "$(ere '^a+zz$')" = match ]
+	printf 'x\n' > "$WORK/line"
+	[ "$(ere '^$')" = no ]
+}
+
+@test "a NUL ends what is matched of its line; bytes of 0x80 and up are bytes" {
+	printf 'ab\0cd\nef\0\n\351t\351\n' > "$WORK/line"
+	[ "$(ere 'b$')" = match ]
+	[ "$(ere 'cd')" = no ]
+	[ "$(ere '^ef$')" = match ]
+	[ "$(ere $'^\351t\351$')" = match ]
+	[ "$(ere '^[[:alpha:]]t')" = no ]
 	cmp "$WORK/line" "$WORK/q.out"
 }
 
@@ -649,14 +693,15 @@ lines_then_sleep() {
 	expect_stderr
 }
 
-# term_within_5s BG: TERM to the retry that wstatus (job BG) runs, whose
-# PID is in $WORK/pid, ends it within 5 s, by that signal (KILL after).
+# term_within_5s BG [SECONDS]: TERM to the retry that wstatus (job BG)
+# runs, whose PID is in $WORK/pid, ends it within 5 s (or SECONDS), by
+# that signal (KILL after).
 term_within_5s() {
 	local pid rc=0
 	wait_for_file "$WORK/pid"
 	pid=$(cat "$WORK/pid")
 	kill -TERM "$pid"
-	wait_gone "$pid" 5 || rc=$?
+	wait_gone "$pid" "${2:-5}" || rc=$?
 	[ "$rc" -eq 0 ] || kill -KILL "$pid"
 	wait "$1"
 	[ "$rc" -eq 0 ]
@@ -697,4 +742,50 @@ term_within_5s() {
 	wait_for_file "$WORK/started"
 	term_within_5s "$bg"
 	[ "$(untimed "$(cat "$WORK/err")")" = "retry: stopped by TERM during attempt 1/5 after Ts" ]
+}
+
+# Issue 26: a read was matched whole before the signals were looked at,
+# stdout's then stderr's: against the costliest ERE, TERM took 2.5 to
+# 3.6 s here.  Matching now gives the loop back every 50 ms (TERM takes
+# 30 to 90 ms, bench/results.md); 1.5 s leaves room for a loaded machine.
+@test "TERM acts within a fraction of a second while both streams are matched" {
+	local bg i
+	head -c 65536 /dev/urandom | LC_ALL=C tr '\000-\377' '[a*128][b*128]' \
+	    > "$WORK/line"
+	echo >> "$WORK/line"
+	for i in 1 2 3 4 5 6 7 8; do
+		cat "$WORK/line"
+	done > "$WORK/lines"
+	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 5 \
+	    --retry-if-output='[ab]*a[ab]{4085}c' -- \
+	    sh -c 'echo > "$1"; cat "$2" & cat "$2" >&2; wait; exec sleep 30' \
+	    sh "$WORK/started" "$WORK/lines" > /dev/null 2> "$WORK/err" 3>&- &
+	bg=$!
+	wait_for_file "$WORK/started"
+	term_within_5s "$bg" 1.5
+	# Before it comes the command's stderr, passed on, cut anywhere.
+	[[ $(untimed "$(tail -n 1 "$WORK/err")") == *"retry: stopped by TERM during attempt 1/5 after Ts" ]]
+}
+
+# Issue 26: while a read was matched against the costliest ERE, the clock
+# was not looked at: the timeout's TERM reached the command 6.8 to 8.8 s
+# late here.  Now 15 to 55 ms late; 3 s leaves room for a loaded machine.
+@test "-t acts within a fraction of a second while both streams are matched" {
+	local i status=0 t
+	head -c 65536 /dev/urandom | LC_ALL=C tr '\000-\377' '[a*128][b*128]' \
+	    > "$WORK/line"
+	echo >> "$WORK/line"
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+		cat "$WORK/line"
+	done > "$WORK/lines"
+	"$RETRY" -n 1 -t 0.3s --retry-if-output='[ab]*a[ab]{4085}c' -- \
+	    bash -c 'start=$EPOCHREALTIME
+	    trap "echo \$start \$EPOCHREALTIME > \"\$1\"; exit 1" TERM
+	    cat "$2" & cat "$2" >&2 & wait' bash "$WORK/when" "$WORK/lines" \
+	    > /dev/null 2> "$WORK/err" || status=$?
+	[ "$status" -eq 124 ]
+	[[ $(untimed "$(tail -n 1 "$WORK/err")") == *"retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]]
+	read -r t < "$WORK/when"
+	# The TERM came less than 3.3 s after the command started.
+	awk -v s="${t% *}" -v e="${t#* }" 'BEGIN { exit !(e - s < 3.3) }'
 }

@@ -13,14 +13,36 @@ setup() {
 
 @test "the ERE matcher answers every case of its table" {
 	run -0 --separate-stderr "$ERE_TEST"
-	[ "$output" = "119 cases, 0 failed" ]
+	[ "$output" = "143 cases, 0 failed" ]
 	[ "$stderr" = "" ]
 }
 
 @test "with -v, the table's runner prints each case and its answer" {
 	run -0 --separate-stderr "$ERE_TEST" -v
-	[ "$(grep -c '^ok ' <<<"$output")" -eq 118 ]
-	[ "${lines[-1]}" = "119 cases, 0 failed" ]
+	[ "$(grep -c '^ok ' <<<"$output")" -eq 142 ]
+	[ "${lines[-1]}" = "143 cases, 0 failed" ]
 	[[ ${lines[0]} == "ok 'error:' on 'an error: x': want 3, got 3" ]]
+	[[ ${lines[-2]} == "ok '^\$' fed in pieces (3 bytes): want match" ]]
 	[ "$stderr" = "" ]
+}
+
+# Issue 26: 257 nested groups around 'a' compile to one instruction, yet
+# are refused as too complex; the man page says how deep groups may nest.
+@test "groups nest as deep as the man page says, and one deeper is too complex" {
+	local deep
+	deep=$(sed -n 's/.*groups nested more than \([0-9]*\) deep.*/\1/p' \
+	    "$ROOT/man/retry.1")
+	[ -n "$deep" ]
+	nested() {
+		printf '%*s' "$1" '' | tr ' ' '('
+		printf a
+		printf '%*s' "$1" '' | tr ' ' ')'
+	}
+	run -0 --separate-stderr "$ROOT/retry" -n 1 \
+	    --retry-if-output="$(nested "$deep")" -- true
+	[ "$stderr" = "" ]
+	run -125 --separate-stderr "$ROOT/retry" -n 1 \
+	    --retry-if-output="$(nested $((deep + 1)))" -- true
+	[ "$stderr" = "retry: invalid --retry-if-output '$(nested $((deep + 1)) |
+	    head -c 100)...': too complex; try 'retry --help'" ]
 }

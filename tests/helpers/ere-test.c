@@ -7,6 +7,7 @@
  * regexec() (REG_EXTENDED | REG_NEWLINE) on one line, and retry's own
  * choices where they differ on purpose (marked "retry:").
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -151,6 +152,9 @@ static const struct test tests[] = {
 	ERR("a{32767}", "too complex"),	/* retry: glibc takes it */
 };
 
+static bool	pieces_agree(struct ere *re, const char *text, size_t len,
+		    bool want);
+
 static int
 run(const struct test *t, bool verbose)
 {
@@ -176,11 +180,118 @@ run(const struct test *t, bool verbose)
 	got = ere_exec(re, t->text, strlen(t->text), &start) ?
 	    (long)start : NO;
 	bad = got != t->start;
+	/* A stream of lines: "x\n" holds one line; ere_exec() sees two. */
+	if (!bad && (*t->text == '\0' || t->text[strlen(t->text) - 1] != '\n'))
+		bad = !pieces_agree(re, t->text, strlen(t->text), got != NO &&
+		    *t->text != '\0');
 	if (bad || verbose)
 		printf("%s '%s' on '%s': want %ld, got %ld\n", bad ? "FAIL" :
 		    "ok", t->ere, t->text, t->start, got);
 	ere_free(re);
 	return bad;
+}
+
+/*
+ * Cases for the stream of lines that retry feeds in pieces (ere_feed()),
+ * with their length: a NUL ends what is matched of a line, bytes of 0x80
+ * and above are bytes, ^ and $ are a line's real start and end.
+ */
+struct btest {
+	const char	*ere;
+	const char	*text;
+	size_t		 len;
+	bool		 match;
+};
+
+#define B(e, t, m)	{ e, t, sizeof(t) - 1, m }
+
+static const struct btest btests[] = {
+	B("b$", "ab\0cd", true),		/* the line ends at its NUL */
+	B("cd", "ab\0cd", false),
+	B("c", "ab\0c", false),		/* skipping stops at a NUL */
+	B("[cd]", "ab\0xd", false),
+	B("a.c", "a\0c", false),
+	B("cd", "ab\0x\ncd", true),		/* the next line is whole */
+	B("^cd$", "ab\0x\ncd", true),
+	B("^$", "\0abc", true),
+	B("^x", "\0\nx", true),
+	B("\xff$", "a\xff", true),
+	B("^[\x80-\xff]+$", "\x80\xc3\xa9\xff", true),
+	B("caf\xc3\xa9$", "un caf\xc3\xa9", true),
+	B("[[:alpha:]]$", "\xc3\xa9", false),
+	B("^ab", "xab\nab", true),
+	B("^ab", "xab\nxab", false),
+	B("^a|b", "xxb", true),
+	B("(^|x)a", "ya\nza", false),
+	B("(^|x)a", "ya\nxa", true),
+	B("\\`a", "ba", false),
+	B("a\\'", "ab\nba", true),
+	B("a$", "aaaaaaaax", false),
+	B("^x*$", "", false),		/* no line at all */
+	B("^$", "a\n", false),		/* no empty line after it */
+	B("^$", "a\n\n", true),
+};
+
+/* Whether text matches, fed in pieces that end at each cut[]. */
+static bool
+fed(struct ere *re, const char *text, size_t len, const size_t *cut,
+    int ncut)
+{
+	struct ere_run *run = ere_run_new(re);
+	size_t at, from = 0;
+	bool match = false;
+	int i;
+
+	for (i = 0; i <= ncut && !match; i++) {
+		size_t to = i < ncut ? cut[i] : len;
+
+		match = ere_feed(re, run, text + from, to - from, &at);
+		from = to;
+	}
+	if (!match)
+		match = ere_feed_end(re, run);
+	ere_run_free(run);
+	return match;
+}
+
+/*
+ * Whether text gets the same answer want whole, cut once anywhere, and
+ * fed a byte at a time.
+ */
+static bool
+pieces_agree(struct ere *re, const char *text, size_t len, bool want)
+{
+	size_t cut[1024] = { 0 }, i;
+	bool ok = fed(re, text, len, cut, 0) == want;
+
+	for (i = 0; i <= len && ok; i++) {
+		cut[0] = i;
+		ok = fed(re, text, len, cut, 1) == want;
+	}
+	for (i = 0; i < len && i < 1024; i++)
+		cut[i] = i + 1;
+	return ok && (len > 1024 || fed(re, text, len, cut, (int)len) ==
+	    want);
+}
+
+static int
+run_bytes(const struct btest *t, bool verbose)
+{
+	const char *why;
+	struct ere *re = ere_compile(t->ere, &why);
+	bool ok;
+
+	if (re == NULL) {
+		printf("FAIL '%s': refused: %s\n", t->ere, why);
+		return 1;
+	}
+	ok = pieces_agree(re, t->text, t->len, t->match);
+	if (!ok || verbose)
+		printf("%s '%s' fed in pieces (%zu bytes): want %s\n",
+		    ok ? "ok" : "FAIL", t->ere, t->len, t->match ? "match" :
+		    "none");
+	ere_free(re);
+	return !ok;
 }
 
 /* A long line: linear time, and the DFA cache emptied and refilled. */
@@ -225,8 +336,10 @@ main(int argc, char **argv)
 
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		failed += run(&tests[i], verbose);
+	for (i = 0; i < sizeof(btests) / sizeof(btests[0]); i++)
+		failed += run_bytes(&btests[i], verbose);
 	failed += run_long();
-	printf("%zu cases, %d failed\n", sizeof(tests) / sizeof(tests[0]) + 1,
-	    failed);
+	printf("%zu cases, %d failed\n", sizeof(tests) / sizeof(tests[0]) +
+	    sizeof(btests) / sizeof(btests[0]) + 1, failed);
 	return failed != 0;
 }

@@ -1,0 +1,407 @@
+/*
+ * eredfa.c: the DFA that says whether a line matches an ERE, built
+ * lazily from the program ere.c compiled (ereprog.h), its states cached
+ * in a bounded table that is emptied when full, so that each byte costs a
+ * table look-up once the few states a plain ERE needs exist, and never
+ * more than one pass over the program.  It runs over a stream of lines
+ * given in pieces of any size: the state between two pieces is kept in an
+ * ere_run, so that a line cut by a read is still one line, ^ and $ match
+ * only at its real start and end, and a match across the cut is found.
+ * A line is matched up to its first NUL byte: from there to its newline
+ * nothing is looked at.  Where no thread is alive it skips, with memchr(),
+ * to a byte that can start a match or, for an ERE anchored at the line
+ * start, to the next newline.  It also owns the NFA closure that ere.c's
+ * Pike pass uses.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ere.h"
+#include "ereprog.h"
+#include "eresyntax.h"
+
+/* Any one state fits in the pool once the cache is emptied. */
+_Static_assert(DFA_POOL > ERE_MAX_PROG + 1, "DFA_POOL too small");
+
+#define T_UNKNOWN	(-1)	/* a transition not yet computed */
+#define T_MATCH		(-2)	/* the line matches */
+
+/* Whether an assertion holds between prev (a context) and next (-1: end). */
+static bool
+assert_holds(int kind, int prev, int next)
+{
+	bool pw = prev == C_WORD, nw = next >= 0 && ere_is_word(next);
+
+	switch (kind) {
+	case A_BOL:
+		return prev == C_LINE;
+	case A_EOL:
+		return next < 0;
+	case A_WORDB:
+		return pw != nw;
+	case A_NWORDB:
+		return pw == nw;
+	case A_WBEG:
+		return !pw && nw;
+	default:
+		return pw && !nw;
+	}
+}
+
+/*
+ * Follows pc through splits, jumps and assertions that hold, appending
+ * each set instruction reached and not yet marked in this generation to
+ * re->list (with start in re->lstart).  Returns whether MATCH is reached.
+ */
+bool
+ere_closure(struct ere *re, int pc, int prev, int next, int *n, size_t start)
+{
+	const struct inst *in;
+	bool match = false;
+	int sp = 0;
+
+	re->stack[sp++] = pc;
+	while (sp > 0) {
+		pc = re->stack[--sp];
+		if (re->mark[pc] == re->gen)
+			continue;
+		re->mark[pc] = re->gen;
+		in = &re->prog[pc];
+		switch (in->op) {
+		case I_SET:
+			re->lstart[*n] = start;
+			re->list[(*n)++] = pc;
+			break;
+		case I_MATCH:
+			match = true;
+			break;
+		case I_JMP:
+			re->stack[sp++] = in->x;
+			break;
+		case I_SPLIT:
+			re->stack[sp++] = in->y;
+			re->stack[sp++] = in->x;
+			break;
+		default:
+			if (assert_holds(in->kind, prev, next))
+				re->stack[sp++] = pc + 1;
+			break;
+		}
+	}
+	return match;
+}
+
+/* A new generation of marks, clearing them when the counter wraps. */
+void
+ere_next_gen(struct ere *re)
+{
+	if (++re->gen == 0) {
+		memset(re->mark, 0, (size_t)re->nprog * sizeof(*re->mark));
+		re->gen = 1;
+	}
+}
+
+static void
+dfa_flush(struct ere *re)
+{
+	re->nst = 0;
+	re->npool = 0;
+	memset(re->hash, 0, sizeof(re->hash));
+}
+
+static unsigned
+dfa_hash(const int *pcs, int n, int ctx)
+{
+	unsigned h = 2166136261U ^ (unsigned)ctx;
+	int i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned)pcs[i]) * 16777619U;
+	return h;
+}
+
+/*
+ * The state for the sorted pcs after a byte of context ctx; *flushed says
+ * whether the cache had to be emptied to make room for it.
+ */
+static int
+dfa_state(struct ere *re, const int *pcs, int n, int ctx, bool *flushed)
+{
+	unsigned h = dfa_hash(pcs, n, ctx) & (HASH_SIZE - 1);
+	struct dstate *s;
+	int i;
+
+	for (; re->hash[h] != 0; h = (h + 1) & (HASH_SIZE - 1)) {
+		s = &re->st[re->hash[h] - 1];
+		if (s->ctx == ctx && s->npcs == n && (n == 0 ||
+		    memcmp(re->pool + s->pcs, pcs, (size_t)n * sizeof(*pcs)) ==
+		    0))
+			return re->hash[h] - 1;
+	}
+	if (re->nst == DFA_STATES || re->npool + n > DFA_POOL) {
+		dfa_flush(re);
+		*flushed = true;
+		h = dfa_hash(pcs, n, ctx) & (HASH_SIZE - 1);
+	}
+	s = &re->st[re->nst++];
+	s->pcs = re->npool;
+	s->npcs = n;
+	s->ctx = ctx;
+	s->skip = n == 0 && (re->skips || ctx == C_SKIP);
+	if (n > 0)
+		memmove(re->pool + re->npool, pcs, (size_t)n * sizeof(*pcs));
+	re->npool += n;
+	for (i = 0; i < 256; i++)
+		s->trans[i] = T_UNKNOWN;
+	re->hash[h] = re->nst;
+	return re->nst - 1;
+}
+
+/* The threads of the n consumers in re->list that byte c lets through. */
+static int
+dfa_advance(struct ere *re, int n, int c)
+{
+	int k, m = 0, pc;
+
+	for (k = 0; k < n; k++) {
+		pc = re->list[k];
+		if (set_has(re->sets[re->prog[pc].x], c))
+			re->seen[pc + 1] = 1;
+	}
+	for (pc = 0; pc < re->nprog; pc++)
+		if (re->seen[pc]) {
+			re->seen[pc] = 0;
+			re->stack[m++] = pc;
+		}
+	return m;
+}
+
+/* Whether state s matches where its line ends (a newline or a NUL). */
+static bool
+dfa_matches_at_end(struct ere *re, const struct dstate *s)
+{
+	bool match;
+	int n = 0, k;
+
+	ere_next_gen(re);
+	match = ere_closure(re, 0, s->ctx, -1, &n, 0);
+	for (k = 0; k < s->npcs && !match; k++)
+		match = ere_closure(re, re->pool[s->pcs + k], s->ctx, -1, &n,
+		    0);
+	return match;
+}
+
+/*
+ * The transition of state i on byte c, made and cached.  A newline ends
+ * the line, and a NUL its matched part: the line matched, or the next
+ * one starts afresh.  A byte that completes a match is found one byte
+ * late, as the closure of the next position sees it: it is the same line.
+ */
+static int
+dfa_step(struct ere *re, int i, int c)
+{
+	struct dstate *s = &re->st[i];
+	int m = 0, n = 0, t, ctx;
+	bool match, flushed = false;
+
+	if (s->ctx == C_SKIP)
+		ctx = c == '\n' ? C_LINE : C_SKIP;
+	else if (c == '\n' || c == '\0') {
+		ctx = c == '\n' ? C_LINE : C_SKIP;
+		match = dfa_matches_at_end(re, s);
+		if (match) {
+			s->trans[c] = T_MATCH;
+			return T_MATCH;
+		}
+	} else {
+		ere_next_gen(re);
+		match = ere_closure(re, 0, s->ctx, c, &n, 0);
+		for (t = 0; t < s->npcs && !match; t++)
+			match = ere_closure(re, re->pool[s->pcs + t], s->ctx,
+			    c, &n, 0);
+		if (match) {
+			s->trans[c] = T_MATCH;
+			return T_MATCH;
+		}
+		m = dfa_advance(re, n, c);
+		ctx = ere_is_word(c) ? C_WORD : C_OTHER;
+	}
+	t = dfa_state(re, re->stack, m, ctx, &flushed);
+	if (!flushed)
+		re->st[i].trans[c] = t;
+	return t;
+}
+
+/*
+ * Where re's prefix is next in p[i..len), or its first byte where the
+ * bytes left are too few to hold it (it may go on in the next piece: the
+ * DFA takes them one by one); len if nowhere.  memchr() and memcmp():
+ * glibc's memmem() took twice the instructions on base64 and log lines.
+ */
+static size_t
+seek_prefix(const struct ere *re, const unsigned char *p, size_t i,
+    size_t len)
+{
+	const unsigned char *q;
+	size_t n = re->nprefix;
+
+	for (; (q = memchr(p + i, re->prefix[0], len - i)) != NULL; i++) {
+		i = (size_t)(q - p);
+		if (len - i < n || memcmp(q, re->prefix, n) == 0)
+			return i;
+	}
+	return len;
+}
+
+/*
+ * Where the next of re->firsts is in p[i..len), len if none: one memchr()
+ * a byte, each kept until the search passes it (this feed's, re->next).
+ */
+static size_t
+seek_bytes(struct ere *re, const unsigned char *p, size_t i, size_t len)
+{
+	const unsigned char *q;
+	size_t best = len;
+	int k;
+
+	for (k = 0; k < re->nfirsts; k++) {
+		if (re->next[k] == SIZE_MAX || re->next[k] < i) {
+			q = memchr(p + i, re->firsts[k], len - i);
+			re->next[k] = q != NULL ? (size_t)(q - p) : len;
+		}
+		if (re->next[k] < best)
+			best = re->next[k];
+	}
+	return best;
+}
+
+/*
+ * From i, in state s that has no thread alive, where the search must look
+ * again: the next newline after a NUL or where only a line start can
+ * begin a match, else the next byte that can start one (stopping at a
+ * NUL, which ends what is matched of the line); len if none.
+ */
+static size_t
+dfa_skip(struct ere *re, const struct dstate *s,
+    const unsigned char *p, size_t i, size_t len)
+{
+	const unsigned char *q;
+	size_t e;
+
+	if (s->ctx == C_SKIP || (re->anchored && s->ctx != C_LINE)) {
+		q = memchr(p + i, '\n', len - i);
+		return q != NULL ? (size_t)(q - p) : len;
+	}
+	if (re->nfirst == 0)
+		return i;
+	if (re->nprefix > 0) {
+		e = seek_prefix(re, p, i, len);
+		q = memchr(p + i, '\0', e - i);
+		return q != NULL ? (size_t)(q - p) : e;
+	}
+	if (re->nfirst == 1) {
+		q = memchr(p + i, re->first1, len - i);
+		e = q != NULL ? (size_t)(q - p) : len;
+		q = memchr(p + i, '\0', e - i);
+		return q != NULL ? (size_t)(q - p) : e;
+	}
+	if (re->nfirsts > 0)
+		return seek_bytes(re, p, i, len);
+	while (i < len && !re->first[p[i]])
+		i++;
+	return i;
+}
+
+struct ere_run *
+ere_run_new(const struct ere *re)
+{
+	struct ere_run *run;
+
+	if ((run = malloc(sizeof(*run))) == NULL)
+		return NULL;
+	if ((run->pcs = malloc((size_t)re->nprog * sizeof(int))) == NULL) {
+		free(run);
+		return NULL;
+	}
+	ere_run_reset(run);
+	return run;
+}
+
+void
+ere_run_reset(struct ere_run *run)
+{
+	run->npcs = 0;
+	run->ctx = C_LINE;
+	run->midline = false;
+}
+
+void
+ere_run_free(struct ere_run *run)
+{
+	if (run == NULL)
+		return;
+	free(run->pcs);
+	free(run);
+}
+
+/* Keeps state s in run, for the next piece. */
+static void
+dfa_save(const struct ere *re, int s, struct ere_run *run)
+{
+	const struct dstate *d = &re->st[s];
+
+	run->npcs = d->npcs;
+	run->ctx = d->ctx;
+	if (d->npcs > 0)
+		memcpy(run->pcs, re->pool + d->pcs, (size_t)d->npcs *
+		    sizeof(*run->pcs));
+}
+
+bool
+ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
+    size_t *at)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	bool flushed = false;
+	size_t i;
+	int s, t;
+
+	if (len == 0)
+		return false;
+	s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
+	for (i = 0; i < 4; i++)
+		re->next[i] = SIZE_MAX;
+	for (i = 0; i < len; i++) {
+		if (re->st[s].skip &&
+		    (i = dfa_skip(re, &re->st[s], p, i, len)) == len)
+			break;
+		if ((t = re->st[s].trans[p[i]]) < 0) {
+			if (t == T_UNKNOWN)
+				t = dfa_step(re, s, p[i]);
+			if (t == T_MATCH) {
+				*at = i;
+				return true;
+			}
+		}
+		s = t;
+	}
+	dfa_save(re, s, run);
+	run->midline = p[len - 1] != '\n';
+	return false;
+}
+
+bool
+ere_feed_end(struct ere *re, struct ere_run *run)
+{
+	bool flushed = false, midline = run->midline;
+	int s, t;
+
+	if (!midline)
+		return false;
+	s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
+	ere_run_reset(run);
+	if ((t = re->st[s].trans['\n']) == T_UNKNOWN)
+		t = dfa_step(re, s, '\n');
+	return t == T_MATCH;
+}
