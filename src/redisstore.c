@@ -1,28 +1,31 @@
 /*
  * redisstore.c: the Redis store of --budget and --breaker, for a fleet
  * whose hosts share nothing local.  It connects to the server, over TCP
- * or a Unix socket, authenticates and selects the database if asked to
- * (each in an exchange of its own), and runs a Lua script there by its
- * SHA-1 (EVALSHA), loading it with SCRIPT LOAD the first time the server
- * answers NOSCRIPT; the script, which the caller passes in, does the
- * whole read-modify-write atomically on the server's clock.  This file
- * knows nothing of the rules.
+ * or a Unix socket, authenticates and selects the database if asked to,
+ * and runs a Lua script there by its SHA-1 (EVALSHA), loading it with
+ * SCRIPT LOAD the first time the server answers NOSCRIPT; the script,
+ * which the caller passes in, does the whole read-modify-write
+ * atomically on the server's clock.  This file knows nothing of the
+ * rules.
  *
  * hiredis is linked statically where it is built in (the Makefile finds
  * it with pkg-config): a run that names no redis:// store loads no more
  * shared libraries than before.  Without it, redis_built_in() says so
  * and the caller refuses the redis:// and unix:// forms.  hiredis only
  * connects, formats commands and parses replies: the socket (TCP or
- * Unix alike) is non-blocking and every wait on it is retry's own
- * signals_wait(), so that a stop signal ends it, and the connect, and
- * each exchange (the command, a SCRIPT LOAD if need be, and every byte
- * of the replies), must be over within REDIS_TIMEOUT_MS, however slowly
- * a peer trickles its bytes.  A reply
- * is at most REPLY_MAX bytes and announces no array or string longer
- * than REPLY_ITEMS: the script's answers are a few integers, so a peer
- * that claims more is not the server retry expects.  On any of these the
- * caller goes on without the budget or breaker rather than keep the
- * command waiting on Redis.
+ * Unix alike) is non-blocking and every wait on it is signals_wait_fd(),
+ * so that a stop signal that came after the caller's mark ends it.
+ * Everything before the server's first answer (the connect, AUTH,
+ * SELECT and the first exchange together) shares ONE allowance of
+ * REDIS_TIMEOUT_MS of waiting, however the steps divide it and however
+ * slowly a peer trickles its bytes: a server that takes 0.45 s a
+ * request is given up on at the second request, not after four.  Each
+ * exchange after the first answer has REDIS_TIMEOUT_MS of its own.  A
+ * reply is at most REPLY_MAX bytes and announces no array or string
+ * longer than REPLY_ITEMS: the script's answers are a few integers, so a
+ * peer that claims more is not the server retry expects.  On any of
+ * these the caller goes on without the budget or breaker rather than
+ * keep the command waiting on Redis.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,15 +48,17 @@
 
 #include <hiredis.h>
 
-#define REDIS_TIMEOUT_MS	500
 #define REPLY_MAX		4096	/* bytes of one reply */
 #define REPLY_ITEMS		64	/* elements of an array, bytes of a string */
 
 struct redis {
 	redisContext	*c;
 	const struct sigstate *ss;
-	nsec_t		 deadline;	/* of the exchange under way */
-	bool		 stopped_before; /* a stop signal came before it */
+	nsec_t		 deadline;	/* of the step under way */
+	long		 mark;		/* a stop after this ends its waits */
+	nsec_t		 began;		/* when the step under way began */
+	nsec_t		 spent;		/* waited before the first answer */
+	bool		 answered;	/* the first exchange is over */
 };
 
 bool
@@ -73,42 +78,48 @@ open_failed(struct redis *r, const char *msg, char *why, size_t len)
 	return NULL;
 }
 
+/*
+ * A step begins (the connect, AUTH, SELECT or an exchange), whose waits a
+ * stop after mark ends.  Until the first exchange is over, all the steps
+ * share one REDIS_TIMEOUT_MS; retry's own work between them (an attempt,
+ * a splay) is not counted.
+ */
 static void
-start_exchange(struct redis *r)
+step_begin(struct redis *r, long mark)
 {
-	r->deadline = nsec_add(mono_now(),
-	    (nsec_t)REDIS_TIMEOUT_MS * NSEC_PER_MSEC);
-	r->stopped_before = signals_stop() != 0;
+	nsec_t allowance = (nsec_t)REDIS_TIMEOUT_MS * NSEC_PER_MSEC;
+
+	r->mark = mark;
+	r->began = mono_now();
+	if (!r->answered)
+		allowance = r->spent < allowance ? allowance - r->spent : 0;
+	r->deadline = nsec_add(r->began, allowance);
+}
+
+static void
+step_end(struct redis *r)
+{
+	if (!r->answered)
+		r->spent = nsec_add(r->spent, mono_now() - r->began);
 }
 
 /*
  * Waits until the socket is ready for events: 0, or -1 with why filled
- * in when the deadline passed (ETIMEDOUT) or a new stop signal came
- * (EINTR).
+ * in when the step's deadline passed or a stop came after its mark.
  */
 static int
 wait_ready(struct redis *r, short events, char *why, size_t len)
 {
-	struct pollfd pfd;
-
-	for (;;) {
-		if (!r->stopped_before && signals_stop() != 0) {
-			snprintf(why, len, "stopped");
-			errno = EINTR;
-			return -1;
-		}
-		if (mono_now() >= r->deadline) {
-			snprintf(why, len, "no answer within %d ms",
-			    REDIS_TIMEOUT_MS);
-			errno = ETIMEDOUT;
-			return -1;
-		}
-		pfd.fd = r->c->fd;
-		pfd.events = events;
-		pfd.revents = 0;
-		if (signals_wait(r->ss, &pfd, 1, r->deadline) > 0)
-			return 0;
-	}
+	if (signals_wait_fd(r->ss, r->c->fd, events, r->deadline,
+	    r->mark) == 0)
+		return 0;
+	if (errno == EINTR)
+		snprintf(why, len, "stopped");
+	else if (errno == ETIMEDOUT)
+		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
+	else
+		snprintf(why, len, "%s", strerror(errno));
+	return -1;
 }
 
 /* The non-blocking connect's end: true, or false with why. */
@@ -129,12 +140,13 @@ connected(struct redis *r, char *why, size_t len)
 
 /*
  * The connection that c started, or NULL with why filled in: connected
- * within REDIS_TIMEOUT_MS, on a descriptor above 2 that the command does
- * not inherit.  A stop signal that ends the wait gives why "stopped".
+ * within the first step's allowance, on a descriptor above 2 that the
+ * command does not inherit.  A stop signal after mark that ends the wait
+ * gives why "stopped".
  */
 static struct redis *
-redis_connect(redisContext *c, const struct sigstate *ss, char *why,
-    size_t len)
+redis_connect(redisContext *c, const struct sigstate *ss, long mark,
+    char *why, size_t len)
 {
 	struct redis *r;
 	int fd;
@@ -146,7 +158,7 @@ redis_connect(redisContext *c, const struct sigstate *ss, char *why,
 		return NULL;
 	}
 	r->ss = ss;
-	start_exchange(r);
+	step_begin(r, mark);
 	if ((r->c = c) == NULL)
 		return open_failed(r, strerror(ENOMEM), why, len);
 	if (r->c->err != 0)
@@ -159,15 +171,17 @@ redis_connect(redisContext *c, const struct sigstate *ss, char *why,
 	r->c->fd = fd;
 	if (!connected(r, why, len))
 		return open_failed(r, why, why, len);
+	step_end(r);
 	return r;
 }
 
 /* A connection to host:port, or NULL with why: see redis_connect(). */
 struct redis *
-redis_open(const char *host, int port, const struct sigstate *ss, char *why,
-    size_t len)
+redis_open(const char *host, int port, const struct sigstate *ss, long mark,
+    char *why, size_t len)
 {
-	return redis_connect(redisConnectNonBlock(host, port), ss, why, len);
+	return redis_connect(redisConnectNonBlock(host, port), ss, mark, why,
+	    len);
 }
 
 /*
@@ -176,10 +190,11 @@ redis_open(const char *host, int port, const struct sigstate *ss, char *why,
  * answers blocks a socket's client no less.
  */
 struct redis *
-redis_open_unix(const char *path, const struct sigstate *ss, char *why,
-    size_t len)
+redis_open_unix(const char *path, const struct sigstate *ss, long mark,
+    char *why, size_t len)
 {
-	return redis_connect(redisConnectUnixNonBlock(path), ss, why, len);
+	return redis_connect(redisConnectUnixNonBlock(path), ss, mark, why,
+	    len);
 }
 
 /* Writes all of buf before the deadline: false with why if not. */
@@ -365,8 +380,8 @@ load_script(struct redis *r, struct redis_call *call)
 }
 
 /*
- * AUTH [user] password, in an exchange of its own: true, or false with
- * why.  The password comes from the environment, as redis-cli's does,
+ * AUTH [user] password, a step within the first answer's allowance, as
+ * the connect's mark has it: true, or false with why.  The password comes from the environment, as redis-cli's does,
  * so that it never shows in a command line.
  */
 bool
@@ -377,7 +392,7 @@ redis_auth(struct redis *r, const char *user, const char *password,
 	redisReply *reply;
 	bool ok;
 
-	start_exchange(r);
+	step_begin(r, r->mark);
 	if (*user == '\0')
 		reply = command(r, 2, (const char *[]){ "AUTH", password },
 		    why, len);
@@ -385,6 +400,7 @@ redis_auth(struct redis *r, const char *user, const char *password,
 		reply = command(r, 3, argv, why, len);
 	if (reply == NULL)
 		return false;
+	step_end(r);
 	if (!(ok = reply->type == REDIS_REPLY_STATUS))
 		snprintf(why, len, "AUTH: %s", reply->type ==
 		    REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
@@ -393,8 +409,8 @@ redis_auth(struct redis *r, const char *user, const char *password,
 }
 
 /*
- * SELECT db, in an exchange of its own, after AUTH: true, or false with
- * why, which names the database the server refused.
+ * SELECT db, after AUTH, a step as AUTH is: true, or false with why,
+ * which names the database the server refused.
  */
 bool
 redis_select(struct redis *r, int db, char *why, size_t len)
@@ -404,10 +420,11 @@ redis_select(struct redis *r, int db, char *why, size_t len)
 	bool ok;
 
 	snprintf(n, sizeof(n), "%d", db);
-	start_exchange(r);
+	step_begin(r, r->mark);
 	if ((reply = command(r, 2, (const char *[]){ "SELECT", n }, why,
 	    len)) == NULL)
 		return false;
+	step_end(r);
 	if (!(ok = reply->type == REDIS_REPLY_STATUS))
 		snprintf(why, len, "SELECT %d: %s", db, reply->type ==
 		    REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
@@ -415,19 +432,26 @@ redis_select(struct redis *r, int db, char *why, size_t len)
 	return ok;
 }
 
-/* Runs call's script on its key: true with call->out, or call->why. */
+/*
+ * Runs call's script on its key, a step whose waits a stop after mark
+ * ends: true with call->out, or call->why.
+ */
 bool
-redis_eval(struct redis *r, struct redis_call *call)
+redis_eval(struct redis *r, struct redis_call *call, long mark)
 {
 	redisReply *reply;
 	bool ok;
 
-	start_exchange(r);
+	step_begin(r, mark);
 	if ((reply = evalsha(r, call)) != NULL && is_noscript(reply)) {
 		freeReplyObject(reply);
 		if (!load_script(r, call))
 			return false;
 		reply = evalsha(r, call);
+	}
+	if (reply != NULL) {
+		step_end(r);
+		r->answered = true;
 	}
 	ok = take_reply(reply, call);
 	if (reply != NULL)
@@ -444,22 +468,24 @@ redis_built_in(void)
 }
 
 struct redis *
-redis_open(const char *host, int port, const struct sigstate *ss, char *why,
-    size_t len)
+redis_open(const char *host, int port, const struct sigstate *ss, long mark,
+    char *why, size_t len)
 {
 	(void)host;
 	(void)port;
 	(void)ss;
+	(void)mark;
 	snprintf(why, len, "built without Redis support");
 	return NULL;
 }
 
 struct redis *
-redis_open_unix(const char *path, const struct sigstate *ss, char *why,
-    size_t len)
+redis_open_unix(const char *path, const struct sigstate *ss, long mark,
+    char *why, size_t len)
 {
 	(void)path;
 	(void)ss;
+	(void)mark;
 	snprintf(why, len, "built without Redis support");
 	return NULL;
 }
@@ -485,9 +511,10 @@ redis_auth(struct redis *r, const char *user, const char *password,
 }
 
 bool
-redis_eval(struct redis *r, struct redis_call *call)
+redis_eval(struct redis *r, struct redis_call *call, long mark)
 {
 	(void)r;
+	(void)mark;
 	snprintf(call->why, sizeof(call->why), "built without Redis support");
 	return false;
 }

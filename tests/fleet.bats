@@ -297,6 +297,53 @@ stop_peer() {
 	stop_peer unix
 }
 
+# --- one deadline, and every guard's wait (issue 25) -------------------
+
+@test "a server that takes 0.45 s a request: connect, AUTH, SELECT and the answer share one 500 ms" {
+	local start ms
+	peer slow
+	start=$(date +%s%N)
+	run -0 --separate-stderr env REDISCLI_AUTH=pw "$RETRY" \
+	    --breaker="$PEER_URL/3/job" -- sh -c 'date +%s%N >"$1"' sh \
+	    "$WORK/started"
+	[ "$stderr" = "retry: $PEER_URL/3/job: no answer within 500 ms: going on without circuit breaker 'job'" ]
+	# AUTH took 0.45 s of the 500 ms, SELECT found 50 left: no script
+	# was ever asked for (each step had 500 ms of its own before).
+	[ "$(tr -d '\r' <"$WORK/received" | grep -cx -e AUTH -e SELECT)" = 2 ]
+	! grep -q EVAL "$WORK/received"
+	ms=$((($(cat "$WORK/started") - start) / 1000000))
+	echo "attempt 1 started after $ms ms" >&2
+	# A margin for a loaded host; valgrind's start-up alone takes more.
+	[[ $RETRY == *quality-valgrind ]] || ((ms < 1300))
+}
+
+@test "a stop during the first guard's wait spares the second guard's" {
+	local pid rc
+	peer silent
+	for _ in 1 2 3; do
+		rc=0
+		rm -f "$WORK/accepted" "$WORK/ran"
+		# With a password, the budget's first wait is its AUTH,
+		# before the breaker connects.
+		REDISCLI_AUTH=pw "$RETRY" --budget="$PEER_URL/api" \
+		    --breaker="$PEER_URL/job" -- touch "$WORK/ran" \
+		    2>"$WORK/err" 3>&- &
+		pid=$!
+		wait_for_file "$WORK/accepted"
+		kill -TERM "$pid"
+		(sleep 10 && kill -KILL "$pid" 2>/dev/null) 3>&- &
+		wait "$pid" || rc=$?
+		# TERM after the budget's 500 ms (a loaded host): again.
+		[[ $(<"$WORK/err") == *"going on without retry budget"* ]] ||
+		    break
+	done
+	[ "$rc" -eq 143 ]
+	[ ! -e "$WORK/ran" ]
+	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
+	# The breaker never connected.
+	[ "$(wc -l <"$WORK/accepted")" -eq 1 ]
+}
+
 @test "a stopped run that is not the probe asks nothing of a slow Redis" {
 	local pid rc=0
 	peer admit
