@@ -318,7 +318,9 @@ redis_admit(struct guard *g, nsec_t lease, uint32_t id, long mark,
 	call.args[4] = usec(cap, sizeof(cap), breaker_cap(g->spec));
 	if (!redis_op(g, &call, 5, mark) || call.nout < 3)
 		return ADMIT_RUN;
-	*wait = call.out[1] < DURATION_MAX / NSEC_PER_USEC ?
+	/* The server's numbers are data: kept in range before arithmetic. */
+	*wait = call.out[1] <= 0 ? 0 :
+	    call.out[1] < DURATION_MAX / NSEC_PER_USEC ?
 	    call.out[1] * NSEC_PER_USEC : DURATION_MAX;
 	if (call.out[2] == BREAKER_PROBING)
 		*wait = -1;

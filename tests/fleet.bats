@@ -344,6 +344,25 @@ stop_peer() {
 	[ "$(wc -l <"$WORK/accepted")" -eq 1 ]
 }
 
+# hostile_wait MODE: the breaker's peer in MODE refuses the run with a
+# wait out of range; it is clamped, not multiplied (UBSan under
+# make check-sanitize) nor taken for "a probe is under way".
+hostile_wait() {
+	peer "$1"
+	run -75 --separate-stderr "$RETRY" --breaker="$PEER_URL/job" -- \
+	    touch "$WORK/ran"
+	[ "$stderr" = "retry: circuit breaker 'job' is open: not running the command; next probe in 0.000s" ]
+	[ ! -e "$WORK/ran" ]
+}
+
+@test "a negative wait from the server is taken as none" {
+	hostile_wait negative
+}
+
+@test "a wait of -2^63 microseconds from the server is taken as none" {
+	hostile_wait minwait
+}
+
 @test "a stopped run that is not the probe asks nothing of a slow Redis" {
 	local pid rc=0
 	peer admit
