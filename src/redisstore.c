@@ -185,16 +185,44 @@ redis_open(const char *host, int port, const struct sigstate *ss, long mark,
 }
 
 /*
+ * Whether r's socket is served by this user or by root: anyone else may
+ * have planted it, to learn the password or to keep the user's commands
+ * from running with a breaker's refusal.  false with why, which names
+ * the server's uid.
+ */
+static bool
+server_trusted(struct redis *r, char *why, size_t len)
+{
+	uid_t uid;
+
+	if (fd_peer_uid(r->c->fd, &uid) == -1) {
+		snprintf(why, len, "cannot tell who serves the socket: %s",
+		    strerror(errno));
+		return false;
+	}
+	if (uid == geteuid() || uid == 0)
+		return true;
+	snprintf(why, len, "the socket is served by uid %lu, not by uid %lu "
+	    "or root", (unsigned long)uid, (unsigned long)geteuid());
+	return false;
+}
+
+/*
  * A connection to the Unix socket at path, or NULL with why: the same
  * bounds as a TCP connection's, since a server that accepts and never
- * answers blocks a socket's client no less.
+ * answers blocks a socket's client no less; and nothing is sent to a
+ * server that another user runs.
  */
 struct redis *
 redis_open_unix(const char *path, const struct sigstate *ss, long mark,
     char *why, size_t len)
 {
-	return redis_connect(redisConnectUnixNonBlock(path), ss, mark, why,
-	    len);
+	struct redis *r;
+
+	r = redis_connect(redisConnectUnixNonBlock(path), ss, mark, why, len);
+	if (r != NULL && !server_trusted(r, why, len))
+		return open_failed(r, why, why, len);
+	return r;
 }
 
 /* Writes all of buf before the deadline: false with why if not. */

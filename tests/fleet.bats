@@ -204,12 +204,15 @@ short_dir() {
 
 teardown() {
 	local pid
-	for pid in ${PEER_PID-} ${AUTH_PID-} ${UNIX_PID-}; do
+	for pid in ${PEER_PID-} ${AUTH_PID-} ${UNIX_PID-} ${GUEST_PID-}; do
 		kill "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null || true
 	done
 	if [[ -n ${SHORT-} ]]; then
 		rm -rf "$SHORT"
+	fi
+	if [[ -n ${GUEST_BIN-} ]]; then
+		rm -rf "$GUEST_BIN"
 	fi
 }
 
@@ -388,6 +391,37 @@ hostile_wait() {
 		ttl=$(rcli PTTL "$key")
 		((ttl > 86000000 && ttl <= 86400000))
 	done
+}
+
+# --- a socket that another user serves (issue 25) --------------------------
+
+@test "a socket that another user serves is sent nothing, and the command runs" {
+	local g
+	guest_setup
+	require_tool setpriv
+	# The system's python3: one in root's home is out of the guest's
+	# reach.
+	[[ -x /usr/bin/python3 ]] || needs "/usr/bin/python3 is not installed"
+	short_dir
+	# The guest's own directory, which root reads too.
+	g=$SHORT/guest
+	chmod 755 "$SHORT"
+	mkdir -m 755 "$g"
+	chown retry-guest "$g"
+	cp "$ROOT/tests/helpers/guard-peer" "$SHORT/guard-peer"
+	# setpriv execs the peer itself: GUEST_PID is the peer's.
+	setpriv --reuid=retry-guest --regid=retry-guest --clear-groups \
+	    /usr/bin/python3 "$SHORT/guard-peer" open "$g" "$g/peer.sock" \
+	    3>&- &
+	GUEST_PID=$!
+	wait_for_file "$g/port"
+	run -0 --separate-stderr env REDISCLI_AUTH=victimpw "$RETRY" \
+	    --breaker="unix://$g/peer.sock/job" -- touch "$WORK/ran"
+	[ "$stderr" = "retry: unix://$g/peer.sock/job: the socket is served by uid $GUEST, not by uid $(id -u) or root: going on without circuit breaker 'job'" ]
+	[ -e "$WORK/ran" ]
+	# It did connect, and sent not a byte: no password, no command.
+	wait_for_file "$g/accepted"
+	[ ! -e "$g/received" ]
 }
 
 # --- AUTH (issue 21) -------------------------------------------------------
