@@ -30,7 +30,6 @@
 #include "guard.h"
 #include "parse.h"
 #include "redisstore.h"
-#include "sha1.h"
 #include "signals.h"
 #include "statefile.h"
 
@@ -241,12 +240,10 @@ record_store(struct guard *g, struct guard_record *r)
 static bool
 redis_op(struct guard *g, struct redis_call *call, int nargs, long mark)
 {
-	char key[8 + GUARD_NAME_MAX], sha1[SHA1_HEX_LEN + 1];
+	char key[8 + GUARD_NAME_MAX];
 
 	snprintf(key, sizeof(key), "retry:%s", g->spec->name);
-	sha1_hex(guard_lua, strlen(guard_lua), sha1);
 	call->script = guard_lua;
-	call->sha1 = sha1;
 	call->key = key;
 	call->nargs = nargs;
 	if (redis_eval(g->redis, call, mark) && call->nout >= 1)

@@ -14,7 +14,6 @@
 #define REDIS_ARGS	8
 struct redis_call {
 	const char	*script;	/* the Lua text */
-	const char	*sha1;		/* and its SHA-1, for EVALSHA */
 	const char	*key;
 	const char	*args[REDIS_ARGS];
 	int		 nargs;

@@ -26,8 +26,7 @@
  *	 |   |- statefile.c	the local store: a locked file; -> backoff.c
  *	 |   |- redisstore.c	the fleet's store: Redis, TCP or a socket;
  *	 |   |		-> backoff.c
- *	 |   |- parse.c	(guard_target(): the store's URL, as dryrun.c)
- *	 |   `- sha1.c	the script's name for EVALSHA
+ *	 |   `- parse.c	(guard_target(): the store's URL, as dryrun.c)
  *	 |- hooks.c	--on-retry and --on-give-up; -> attempt.c, env.c
  *	 |- env.c	the environment of a command or a hook
  *	 |- attempt.c	one command, start to end: its spec, its wait, its
