@@ -62,7 +62,7 @@ SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/preset.c \
 	  src/jsonlog.c src/format.c src/escape.c src/http.c src/hooks.c \
 	  src/attempt.c src/spawn.c src/leftovers.c src/streams.c src/feed.c \
 	  src/held.c src/match.c src/env.c src/signals.c src/fd.c src/clock.c \
-	  src/guard.c src/budget.c src/statefile.c src/redisstore.c \
+	  src/guard.c src/budget.c src/statefile.c src/redisstore.c src/resolve.c \
 	  src/ere.c src/eresyntax.c src/ereclass.c
 HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
 	  src/config.h src/defs.h src/dryrun.h src/env.h src/envopts.h \
@@ -71,7 +71,7 @@ HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
 	  src/jsonlog.h src/leftovers.h src/log.h src/match.h \
 	  src/outcomes.h src/parse.h src/preset.h src/redisstore.h \
 	  src/signals.h src/spawn.h src/statefile.h src/streams.h \
-	  src/guardcodes.h src/guard-lua.h src/ere.h \
+	  src/guardcodes.h src/resolve.h src/guard-lua.h src/ere.h \
 	  src/eresyntax.h src/ereclass.h
 BATS	?= bats
 TESTS	= tests

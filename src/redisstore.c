@@ -37,6 +37,7 @@
 #include "defs.h"
 #include "fd.h"
 #include "redisstore.h"
+#include "resolve.h"
 #include "signals.h"
 
 #ifdef HAVE_HIREDIS
@@ -139,27 +140,32 @@ connected(struct redis *r, char *why, size_t len)
 	return e == 0;
 }
 
-/*
- * The connection that c started, or NULL with why filled in: connected
- * within the first step's allowance, on a descriptor above 2 that the
- * command does not inherit.  A stop signal after mark that ends the wait
- * gives why "stopped".
- */
+/* A store whose first step begins: waits that a stop after mark ends. */
 static struct redis *
-redis_connect(redisContext *c, const struct sigstate *ss, long mark,
-    char *why, size_t len)
+redis_new(const struct sigstate *ss, long mark, char *why, size_t len)
 {
 	struct redis *r;
-	int fd;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
-		if (c != NULL)
-			redisFree(c);
 		snprintf(why, len, "%s", strerror(ENOMEM));
 		return NULL;
 	}
 	r->ss = ss;
 	step_begin(r, mark);
+	return r;
+}
+
+/*
+ * r with the connection that c started, or NULL with why filled in:
+ * connected within the first step's allowance, on a descriptor above 2
+ * that the command does not inherit.  A stop signal after r's mark that
+ * ends the wait gives why "stopped".
+ */
+static struct redis *
+redis_connect(struct redis *r, redisContext *c, char *why, size_t len)
+{
+	int fd;
+
 	if ((r->c = c) == NULL)
 		return open_failed(r, strerror(ENOMEM), why, len);
 	if (r->c->err != 0)
@@ -176,13 +182,30 @@ redis_connect(redisContext *c, const struct sigstate *ss, long mark,
 	return r;
 }
 
-/* A connection to host:port, or NULL with why: see redis_connect(). */
+/*
+ * A connection to host:port, or NULL with why: see redis_connect().  A
+ * host name is resolved first, within the same allowance (resolve.c):
+ * hiredis is given the address, and never blocks in the resolver.
+ */
 struct redis *
 redis_open(const char *host, int port, const struct sigstate *ss, long mark,
     char *why, size_t len)
 {
-	return redis_connect(redisConnectNonBlock(host, port), ss, mark, why,
-	    len);
+	char addr[RESOLVE_ADDR_MAX];
+	struct redis *r;
+
+	if ((r = redis_new(ss, mark, why, len)) == NULL)
+		return NULL;
+	if (!resolve_host(host, ss, r->deadline, mark, addr, sizeof(addr),
+	    why, len)) {
+		if (errno == EINTR)
+			snprintf(why, len, "stopped");
+		else if (errno == ETIMEDOUT)
+			snprintf(why, len, "%s not resolved within %d ms",
+			    host, REDIS_TIMEOUT_MS);
+		return open_failed(r, why, why, len);
+	}
+	return redis_connect(r, redisConnectNonBlock(addr, port), why, len);
 }
 
 /*
@@ -220,7 +243,9 @@ redis_open_unix(const char *path, const struct sigstate *ss, long mark,
 {
 	struct redis *r;
 
-	r = redis_connect(redisConnectUnixNonBlock(path), ss, mark, why, len);
+	if ((r = redis_new(ss, mark, why, len)) == NULL)
+		return NULL;
+	r = redis_connect(r, redisConnectUnixNonBlock(path), why, len);
 	if (r != NULL && !server_trusted(r, why, len))
 		return open_failed(r, why, why, len);
 	return r;

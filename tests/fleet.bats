@@ -204,7 +204,8 @@ short_dir() {
 
 teardown() {
 	local pid
-	for pid in ${PEER_PID-} ${AUTH_PID-} ${UNIX_PID-} ${GUEST_PID-}; do
+	for pid in ${PEER_PID-} ${AUTH_PID-} ${UNIX_PID-} ${GUEST_PID-} \
+	    ${DNS_PID-}; do
 		kill "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null || true
 	done
@@ -345,6 +346,64 @@ stop_peer() {
 	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
 	# The breaker never connected.
 	[ "$(wc -l <"$WORK/accepted")" -eq 1 ]
+}
+
+# silent_dns: a nameserver that never answers (helpers/guard-dns), named
+# by a resolv.conf of the test's own, which in_ns mounts: DNS_PID.
+silent_dns() {
+	[ "$(id -u)" -eq 0 ] || needs "a private mount namespace needs root"
+	require_tool unshare
+	require_tool python3
+	"$ROOT/tests/helpers/guard-dns" "$WORK" 3>&- &
+	DNS_PID=$!
+	wait_for_file "$WORK/ns"
+	printf 'nameserver %s\noptions timeout:5 attempts:2\n' \
+	    "$(cat "$WORK/ns")" >"$WORK/resolv.conf"
+}
+
+# in_ns COMMAND...: COMMAND, with the test's resolv.conf, in a private
+# mount namespace (unshare makes its mounts private).  It replaces the
+# shell it runs in, so that a background job's PID is the command's:
+# call it in a subshell (run, &).
+in_ns() {
+	exec unshare -m sh -c 'mount --bind "$0" /etc/resolv.conf && exec "$@"' \
+	    "$WORK/resolv.conf" "$@"
+}
+
+@test "a host name whose nameserver never answers: the command starts within the deadline" {
+	local start ms
+	silent_dns
+	start=$(date +%s%N)
+	run -0 --separate-stderr in_ns "$RETRY" \
+	    --breaker=redis://redis.example/job -- sh -c \
+	    'date +%s%N >"$1"' sh "$WORK/started"
+	[ "$stderr" = "retry: redis://redis.example:6379/job: redis.example not resolved within 500 ms: going on without circuit breaker 'job'" ]
+	# The lookup did reach the silent nameserver.
+	[ -s "$WORK/queries" ]
+	ms=$((($(cat "$WORK/started") - start) / 1000000))
+	echo "attempt 1 started after $ms ms" >&2
+	[[ $RETRY == *quality-valgrind ]] || ((ms < 1300))
+}
+
+@test "a stop signal ends the wait for a name's lookup at once" {
+	local pid rc
+	silent_dns
+	for _ in 1 2 3; do
+		rc=0
+		rm -f "$WORK/queries" "$WORK/ran"
+		in_ns "$RETRY" --breaker=redis://redis.example/job -- \
+		    touch "$WORK/ran" 2>"$WORK/err" 3>&- &
+		pid=$!
+		wait_for_file "$WORK/queries"
+		kill -TERM "$pid"
+		(sleep 10 && kill -KILL "$pid" 2>/dev/null) 3>&- &
+		wait "$pid" || rc=$?
+		# TERM after the 500 ms (a loaded host): again.
+		[[ $(<"$WORK/err") == *"not resolved within"* ]] || break
+	done
+	[ "$rc" -eq 143 ]
+	[ ! -e "$WORK/ran" ]
+	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
 }
 
 # hostile_wait MODE: the breaker's peer in MODE refuses the run with a

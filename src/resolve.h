@@ -1,0 +1,20 @@
+/*
+ * resolve.h: what resolve.c offers its callers: a host name's address
+ * within a deadline that a stop signal cuts short.
+ */
+#ifndef RESOLVE_H
+#define RESOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "defs.h"
+#include "signals.h"
+
+/* An address as text: IPv6's 45 bytes, a zone, and the NUL. */
+#define RESOLVE_ADDR_MAX	64
+bool		 resolve_host(const char *host, const struct sigstate *ss,
+		    nsec_t deadline, long mark, char *addr, size_t len,
+		    char *why, size_t wlen);
+
+#endif /* RESOLVE_H */
