@@ -191,18 +191,20 @@ struct redis *
 redis_open(const char *host, int port, const struct sigstate *ss, long mark,
     char *why, size_t len)
 {
-	char addr[RESOLVE_ADDR_MAX];
+	char addr[RESOLVE_OUT_MAX];
 	struct redis *r;
 
 	if ((r = redis_new(ss, mark, why, len)) == NULL)
 		return NULL;
-	if (!resolve_host(host, ss, r->deadline, mark, addr, sizeof(addr),
-	    why, len)) {
+	if (!resolve_host(host, ss, r->deadline, mark, addr)) {
 		if (errno == EINTR)
 			snprintf(why, len, "stopped");
 		else if (errno == ETIMEDOUT)
 			snprintf(why, len, "%s not resolved within %d ms",
 			    host, REDIS_TIMEOUT_MS);
+		else
+			snprintf(why, len, "%s: %s", host, errno ==
+			    EHOSTUNREACH ? addr : strerror(errno));
 		return open_failed(r, why, why, len);
 	}
 	return redis_connect(r, redisConnectNonBlock(addr, port), why, len);
@@ -429,7 +431,8 @@ redis_auth(struct redis *r, const char *user, const char *password,
 	if (reply == NULL)
 		return false;
 	step_end(r);
-	if (!(ok = reply->type == REDIS_REPLY_STATUS))
+	ok = reply->type == REDIS_REPLY_STATUS;
+	if (!ok)
 		snprintf(why, len, "AUTH: %s", reply->type ==
 		    REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
 	freeReplyObject(reply);
@@ -453,7 +456,8 @@ redis_select(struct redis *r, int db, char *why, size_t len)
 	    len)) == NULL)
 		return false;
 	step_end(r);
-	if (!(ok = reply->type == REDIS_REPLY_STATUS))
+	ok = reply->type == REDIS_REPLY_STATUS;
+	if (!ok)
 		snprintf(why, len, "SELECT %d: %s", db, reply->type ==
 		    REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
 	freeReplyObject(reply);

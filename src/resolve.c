@@ -56,7 +56,7 @@ first_address(const char *host, int flags, char *addr, size_t len)
 static _Noreturn void
 lookup_child(const char *host, int fd)
 {
-	char buf[RESOLVE_ADDR_MAX + 128];
+	char buf[RESOLVE_OUT_MAX];
 	int e;
 
 	if ((e = first_address(host, AI_ADDRCONFIG, buf, sizeof(buf))) != 0)
@@ -88,26 +88,23 @@ read_answer(int fd, const struct sigstate *ss, nsec_t deadline, long mark,
 }
 
 /*
- * host's first address, numeric, into addr (len RESOLVE_ADDR_MAX):
- * true, or false with errno and why (EINTR: a stop signal after mark
- * ended the wait; ETIMEDOUT: the deadline passed).  A numeric host is
- * its own address, with no child.
+ * host's first address, numeric, into out: true, or false with errno
+ * (EINTR: a stop signal after mark ended the wait; ETIMEDOUT: the
+ * deadline passed; EHOSTUNREACH: the resolver found none, and out says
+ * why).  A numeric host is its own address, with no child.
  */
 bool
 resolve_host(const char *host, const struct sigstate *ss, nsec_t deadline,
-    long mark, char *addr, size_t len, char *why, size_t wlen)
+    long mark, char out[RESOLVE_OUT_MAX])
 {
-	char buf[RESOLVE_ADDR_MAX + 128];
+	char buf[RESOLVE_OUT_MAX];
 	int p[2], rc, e;
 	pid_t pid;
 
-	if (first_address(host, AI_NUMERICHOST, addr, len) == 0)
+	if (first_address(host, AI_NUMERICHOST, out, RESOLVE_OUT_MAX) == 0)
 		return true;
-	if (fd_pipe(p) == -1 || (pid = fork()) == -1) {
-		snprintf(why, wlen, "cannot resolve %s: %s", host,
-		    strerror(errno));
+	if (fd_pipe(p) == -1 || (pid = fork()) == -1)
 		return false;
-	}
 	if (pid == 0) {
 		close(p[0]);
 		lookup_child(host, p[1]);
@@ -115,21 +112,18 @@ resolve_host(const char *host, const struct sigstate *ss, nsec_t deadline,
 	close(p[1]);
 	rc = read_answer(p[0], ss, deadline, mark, buf, sizeof(buf));
 	e = errno;
-	snprintf(why, wlen, "%s not resolved: %s", host, strerror(e));
 	kill(pid, SIGKILL);
 	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
 		continue;
 	close(p[0]);
-	if (rc == -1) {
-		errno = e;
+	errno = rc == -1 ? e : EHOSTUNREACH;
+	if (rc == -1)
 		return false;
-	}
-	errno = EHOSTUNREACH;
 	if (buf[0] == '!' || buf[0] == '\0') {
-		snprintf(why, wlen, "%s: %s", host, buf[0] == '!' ? buf + 1 :
+		snprintf(out, RESOLVE_OUT_MAX, "%s", buf[0] == '!' ? buf + 1 :
 		    "no address");
 		return false;
 	}
-	snprintf(addr, len, "%s", buf);
+	snprintf(out, RESOLVE_OUT_MAX, "%s", buf);
 	return true;
 }

@@ -11,10 +11,9 @@
 #include "defs.h"
 #include "signals.h"
 
-/* An address as text: IPv6's 45 bytes, a zone, and the NUL. */
-#define RESOLVE_ADDR_MAX	64
+/* An address as text (IPv6's 45 bytes and a zone), or a reason. */
+#define RESOLVE_OUT_MAX	128
 bool		 resolve_host(const char *host, const struct sigstate *ss,
-		    nsec_t deadline, long mark, char *addr, size_t len,
-		    char *why, size_t wlen);
+		    nsec_t deadline, long mark, char out[RESOLVE_OUT_MAX]);
 
 #endif /* RESOLVE_H */

@@ -112,6 +112,8 @@ as_guest() {
 	runuser -u retry-guest -- env -u XDG_RUNTIME_DIR "$@"
 }
 
+# Sets GUEST (its uid), GUEST_RETRY and GUEST_BIN for the suites.
+# shellcheck disable=SC2034
 guest_setup() {
 	[ "$(id -u)" -eq 0 ] || needs "another user needs root"
 	require_tool useradd
