@@ -52,6 +52,8 @@
 
 #define REPLY_MAX		4096	/* bytes of one reply */
 #define REPLY_ITEMS		64	/* elements of an array, bytes of a string */
+#define REDIRECTS_MAX		4	/* MOVED or ASK, for one update */
+#define REDIRECT_HOST_MAX	256
 
 struct redis {
 	redisContext	*c;
@@ -61,6 +63,8 @@ struct redis {
 	nsec_t		 began;		/* when the step under way began */
 	nsec_t		 spent;		/* waited before the first answer */
 	bool		 answered;	/* the first exchange is over */
+	const char	*user;		/* for AUTH on every node, or NULL */
+	const char	*password;
 };
 
 bool
@@ -156,58 +160,70 @@ redis_new(const struct sigstate *ss, long mark, char *why, size_t len)
 }
 
 /*
- * r with the connection that c started, or NULL with why filled in:
- * connected within the first step's allowance, on a descriptor above 2
- * that the command does not inherit.  A stop signal after r's mark that
- * ends the wait gives why "stopped".
+ * r on the connection that c started: true, or false with why.  It is
+ * connected within the step's allowance, on a descriptor above 2 that
+ * the command does not inherit.  A stop signal after r's mark that ends
+ * the wait gives why "stopped".
  */
-static struct redis *
-redis_connect(struct redis *r, redisContext *c, char *why, size_t len)
+static bool
+attach(struct redis *r, redisContext *c, char *why, size_t len)
 {
 	int fd;
 
-	if ((r->c = c) == NULL)
-		return open_failed(r, strerror(ENOMEM), why, len);
-	if (r->c->err != 0)
-		return open_failed(r, r->c->errstr, why, len);
+	if ((r->c = c) == NULL) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return false;
+	}
+	if (r->c->err != 0) {
+		snprintf(why, len, "%s", r->c->errstr);
+		return false;
+	}
 	if ((fd = fd_above_stdio(r->c->fd)) == -1 ||
 	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) {
 		r->c->fd = fd;
-		return open_failed(r, strerror(errno), why, len);
+		snprintf(why, len, "%s", strerror(errno));
+		return false;
 	}
 	r->c->fd = fd;
-	if (!connected(r, why, len))
-		return open_failed(r, why, why, len);
-	step_end(r);
-	return r;
+	return connected(r, why, len);
 }
 
 /*
- * A connection to host:port, or NULL with why: see redis_connect().  A
- * host name is resolved first, within the same allowance (resolve.c):
- * hiredis is given the address, and never blocks in the resolver.
+ * r connected to host:port: true, or false with why.  A host name is
+ * resolved first, within the step's allowance (resolve.c): hiredis is
+ * given the address, and never blocks in the resolver.
  */
+static bool
+reach(struct redis *r, const char *host, int port, char *why, size_t len)
+{
+	char addr[RESOLVE_OUT_MAX];
+
+	if (resolve_host(host, r->ss, r->deadline, r->mark, addr))
+		return attach(r, redisConnectNonBlock(addr, port), why, len);
+	if (errno == EINTR)
+		snprintf(why, len, "stopped");
+	else if (errno == ETIMEDOUT)
+		snprintf(why, len, "%s not resolved within %d ms", host,
+		    REDIS_TIMEOUT_MS);
+	else
+		snprintf(why, len, "%s: %s", host, errno == EHOSTUNREACH ?
+		    addr : strerror(errno));
+	return false;
+}
+
+/* A connection to host:port, or NULL with why: see reach(). */
 struct redis *
 redis_open(const char *host, int port, const struct sigstate *ss, long mark,
     char *why, size_t len)
 {
-	char addr[RESOLVE_OUT_MAX];
 	struct redis *r;
 
 	if ((r = redis_new(ss, mark, why, len)) == NULL)
 		return NULL;
-	if (!resolve_host(host, ss, r->deadline, mark, addr)) {
-		if (errno == EINTR)
-			snprintf(why, len, "stopped");
-		else if (errno == ETIMEDOUT)
-			snprintf(why, len, "%s not resolved within %d ms",
-			    host, REDIS_TIMEOUT_MS);
-		else
-			snprintf(why, len, "%s: %s", host, errno ==
-			    EHOSTUNREACH ? addr : strerror(errno));
+	if (!reach(r, host, port, why, len))
 		return open_failed(r, why, why, len);
-	}
-	return redis_connect(r, redisConnectNonBlock(addr, port), why, len);
+	step_end(r);
+	return r;
 }
 
 /*
@@ -247,9 +263,10 @@ redis_open_unix(const char *path, const struct sigstate *ss, long mark,
 
 	if ((r = redis_new(ss, mark, why, len)) == NULL)
 		return NULL;
-	r = redis_connect(r, redisConnectUnixNonBlock(path), why, len);
-	if (r != NULL && !server_trusted(r, why, len))
+	if (!attach(r, redisConnectUnixNonBlock(path), why, len) ||
+	    !server_trusted(r, why, len))
 		return open_failed(r, why, why, len);
+	step_end(r);
 	return r;
 }
 
@@ -410,6 +427,34 @@ take_reply(const redisReply *reply, struct redis_call *call)
 }
 
 /*
+ * AUTH with r's user and password, or ASKING: true if the server said
+ * OK, or false with why.
+ */
+static bool
+simple(struct redis *r, const char *verb, char *why, size_t len)
+{
+	const char *argv[] = { verb, r->user, r->password };
+	redisReply *reply;
+	bool ok;
+
+	if (strcmp(verb, "AUTH") != 0)
+		reply = command(r, 1, argv, why, len);
+	else if (*r->user == '\0')
+		reply = command(r, 2, (const char *[]){ verb, r->password },
+		    why, len);
+	else
+		reply = command(r, 3, argv, why, len);
+	if (reply == NULL)
+		return false;
+	ok = reply->type == REDIS_REPLY_STATUS;
+	if (!ok)
+		snprintf(why, len, "%s: %s", verb, reply->type ==
+		    REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
+	freeReplyObject(reply);
+	return ok;
+}
+
+/*
  * AUTH [user] password, a step within the first answer's allowance, as
  * the connect's mark has it: true, or false with why.  The password comes from the environment, as redis-cli's does,
  * so that it never shows in a command line.
@@ -418,24 +463,13 @@ bool
 redis_auth(struct redis *r, const char *user, const char *password,
     char *why, size_t len)
 {
-	const char *argv[] = { "AUTH", user, password };
-	redisReply *reply;
 	bool ok;
 
+	r->user = user;
+	r->password = password;
 	step_begin(r, r->mark);
-	if (*user == '\0')
-		reply = command(r, 2, (const char *[]){ "AUTH", password },
-		    why, len);
-	else
-		reply = command(r, 3, argv, why, len);
-	if (reply == NULL)
-		return false;
-	step_end(r);
-	ok = reply->type == REDIS_REPLY_STATUS;
-	if (!ok)
-		snprintf(why, len, "AUTH: %s", reply->type ==
-		    REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
-	freeReplyObject(reply);
+	if ((ok = simple(r, "AUTH", why, len)))
+		step_end(r);
 	return ok;
 }
 
@@ -465,17 +499,71 @@ redis_select(struct redis *r, int db, char *why, size_t len)
 }
 
 /*
+ * A Redis Cluster's redirection, "MOVED SLOT HOST:PORT" or "ASK SLOT
+ * HOST:PORT" (an IPv6 address without brackets): the node into host
+ * and port, *ask for ASK; false if reply is none.
+ */
+static bool
+redirection(const redisReply *reply, char *host, size_t hlen, int *port,
+    bool *ask)
+{
+	const char *s, *colon, *errstr;
+
+	if (reply->type != REDIS_REPLY_ERROR)
+		return false;
+	*ask = strncmp(reply->str, "ASK ", 4) == 0;
+	if (!*ask && strncmp(reply->str, "MOVED ", 6) != 0)
+		return false;
+	if ((s = strchr(reply->str + (*ask ? 4 : 6), ' ')) == NULL ||
+	    (colon = strrchr(++s, ':')) == NULL || colon == s ||
+	    (size_t)(colon - s) >= hlen)
+		return false;
+	*port = (int)strtonum(colon + 1, 1, 65535, &errstr);
+	snprintf(host, hlen, "%.*s", (int)(colon - s), s);
+	return errstr == NULL;
+}
+
+/*
+ * Follows a redirection to host:port within the step's deadline: the
+ * new node is r's from now on (after MOVED) or for this command (ASK,
+ * which it must be told with ASKING).  It gets the same AUTH; SELECT
+ * has no place in a cluster.  false with why.
+ */
+static bool
+follow(struct redis *r, const char *host, int port, bool ask, char *why,
+    size_t len)
+{
+	redisFree(r->c);
+	r->c = NULL;
+	if (!reach(r, host, port, why, len))
+		return false;
+	if (r->password != NULL && !simple(r, "AUTH", why, len))
+		return false;
+	return !ask || simple(r, "ASKING", why, len);
+}
+
+/*
  * Runs call's script on its key, a step whose waits a stop after mark
- * ends: true with call->out, or call->why.
+ * ends: true with call->out, or call->why.  A cluster's node that does
+ * not hold the key's slot redirects: at most REDIRECTS_MAX times, all
+ * within the step's deadline.
  */
 bool
 redis_eval(struct redis *r, struct redis_call *call, long mark)
 {
+	char host[REDIRECT_HOST_MAX];
 	redisReply *reply;
-	bool ok;
+	int hops, port;
+	bool ok, ask;
 
 	step_begin(r, mark);
-	reply = eval(r, call);
+	for (hops = 0; (reply = eval(r, call)) != NULL &&
+	    hops < REDIRECTS_MAX &&
+	    redirection(reply, host, sizeof(host), &port, &ask); hops++) {
+		freeReplyObject(reply);
+		if (!follow(r, host, port, ask, call->why, sizeof(call->why)))
+			return false;
+	}
 	if (reply != NULL) {
 		step_end(r);
 		r->answered = true;
