@@ -162,9 +162,10 @@ node_id() {
 	src=$(owner "$key")
 	dst=$(other "$key")
 	run -0 "$RETRY" --budget="redis://127.0.0.1:$src/mv,tokens=1000" -- true
-	# 60 runs, one failed attempt each, while the slot moves.
+	# 30 runs, one failed attempt each, while the slot moves: a few
+	# before, while it migrates (ASK once the key has moved), after.
 	(
-		for ((i = 0; i < 60; i++)); do
+		for ((i = 0; i < 30; i++)); do
 			rc=0
 			"$RETRY" -n 1 \
 			    --budget="redis://127.0.0.1:$src/mv,tokens=1000" \
@@ -173,20 +174,20 @@ node_id() {
 		done
 	) 3>&- &
 	runs=$!
-	wait_lines "$WORK/runs" 10
+	wait_lines "$WORK/runs" 5
 	redis-cli -p "$dst" CLUSTER SETSLOT "$slot" IMPORTING \
 	    "$(node_id "$src")" >/dev/null
 	redis-cli -p "$src" CLUSTER SETSLOT "$slot" MIGRATING \
 	    "$(node_id "$dst")" >/dev/null
-	wait_lines "$WORK/runs" 25
+	wait_lines "$WORK/runs" 10
 	redis-cli -p "$src" MIGRATE 127.0.0.1 "$dst" "" 0 5000 KEYS "$key" \
 	    >/dev/null
-	wait_lines "$WORK/runs" 40
+	wait_lines "$WORK/runs" 18
 	for p in "${PORTS[@]}"; do
 		redis-cli -p "$p" CLUSTER SETSLOT "$slot" NODE \
 		    "$(node_id "$dst")" >/dev/null
 	done
-	wait_lines "$WORK/runs" 60
+	wait_lines "$WORK/runs" 30
 	wait "$runs"
 	# Every run gave up after its one attempt: exit 1.
 	[ "$(awk '$2 != 1' "$WORK/runs" | wc -l)" -eq 0 ]
@@ -195,6 +196,6 @@ node_id() {
 	    "$WORK/err" >"$WORK/other" || :
 	cat "$WORK/other" >&2
 	[ ! -s "$WORK/other" ]
-	[ "$(wc -l <"$WORK/err")" -eq 60 ]
-	[ "$(redis-cli -p "$dst" HGET "$key" tokens)" = 940000 ]
+	[ "$(wc -l <"$WORK/err")" -eq 30 ]
+	[ "$(redis-cli -p "$dst" HGET "$key" tokens)" = 970000 ]
 }
