@@ -85,7 +85,7 @@ SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/preset.c \
 	  src/jsonlog.c src/format.c src/escape.c src/http.c src/hooks.c \
 	  src/attempt.c src/spawn.c src/leftovers.c src/streams.c src/feed.c \
 	  src/held.c src/match.c src/env.c src/signals.c src/fd.c src/clock.c \
-	  src/guard.c src/budget.c src/statefile.c src/redisstore.c src/sha1.c \
+	  src/guard.c src/budget.c src/statefile.c src/redisstore.c src/resolve.c \
 	  src/tls.c src/ere.c src/eredfa.c src/eresyntax.c src/ereclass.c \
 	  src/summary.c
 HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
@@ -95,7 +95,7 @@ HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
 	  src/jsonlog.h src/leftovers.h src/log.h src/match.h \
 	  src/outcomes.h src/parse.h src/preset.h src/redisstore.h \
 	  src/signals.h src/spawn.h src/statefile.h src/streams.h src/tls.h \
-	  src/guardcodes.h src/sha1.h src/guard-lua.h src/ere.h \
+	  src/guardcodes.h src/resolve.h src/guard-lua.h src/ere.h \
 	  src/eresyntax.h src/ereclass.h src/ereprog.h src/summary.h
 BATS	?= bats
 TESTS	= tests
@@ -128,8 +128,7 @@ src/guard-lua.h: src/guard.lua build-aux/embed-lua.sh
 # The table-driven tests of the budget's and the breaker's rules, on
 # budget.c's pure functions (tests/rules.bats), and the script they
 # give Redis (tests/fleet.bats).
-RULES_SRCS = tests/helpers/guard-rules.c src/budget.c src/backoff.c \
-	     src/sha1.c
+RULES_SRCS = tests/helpers/guard-rules.c src/budget.c src/backoff.c
 tests/helpers/guard-rules: $(RULES_SRCS) $(HDRS)
 	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
 	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(OPTIMIZE) $(CFLAGS) \

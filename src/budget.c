@@ -325,9 +325,9 @@ breaker_report(struct guard_record *r, const struct guard_spec *g,
 /* --- the same rules in Redis ------------------------------------------- */
 
 /*
- * The script that redisstore.c runs with EVALSHA, loading it on first
- * use: src/guard.lua, which the build turns into GUARD_LUA_TEXT, after
- * the codes of guardcodes.h as Lua locals.  It keeps the record in a
+ * The script that redisstore.c sends with EVAL: src/guard.lua, which
+ * the build turns into GUARD_LUA_TEXT, after the codes of guardcodes.h
+ * as Lua locals.  It keeps the record in a
  * hash and reads the server's clock, so that hosts whose clocks disagree
  * still agree on a cooldown.  Change a rule above and the same rule
  * there: tests/rules.bats runs one table through both.

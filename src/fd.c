@@ -6,11 +6,12 @@
  * (messages, held output) or hands to the command as its stdio would land
  * in the wrong place.  Whole writes to them are here too, and the copies
  * between a stream and a file, without a pass through user space where
- * the kernel allows.
+ * the kernel allows; and who serves a Unix socket retry connected to.
  */
 #ifdef __linux__
 #include <sys/sendfile.h>
 #endif
+#include <sys/socket.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -226,4 +227,45 @@ fd_take_stream(int in, int out, off_t off, size_t len)
 		    off + done)) == -1)
 			return -1;
 	return n;
+}
+
+/*
+ * The effective uid of the process that serves the Unix socket fd (as it
+ * was when the server called listen(2)): 0, or -1 with errno (ENOSYS
+ * where the system has no way to tell).
+ */
+int
+fd_peer_uid(int fd, uid_t *uid)
+{
+#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || \
+    defined(__NetBSD__) || defined(__DragonFly__)
+	gid_t gid;
+
+	return getpeereid(fd, uid, &gid);
+#elif defined(SO_PEERCRED)
+	/*
+	 * Linux's, the portable build's there too: the kernel's struct
+	 * ucred, which glibc names only under _GNU_SOURCE.
+	 */
+	struct {
+		pid_t	pid;
+		uid_t	uid;
+		gid_t	gid;
+	} cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1)
+		return -1;
+	if (len != sizeof(cred)) {
+		errno = EPROTO;
+		return -1;
+	}
+	*uid = cred.uid;
+	return 0;
+#else
+	(void)fd;
+	(void)uid;
+	errno = ENOSYS;
+	return -1;
+#endif
 }

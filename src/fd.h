@@ -23,6 +23,7 @@ ssize_t		 fd_take_stream(int in, int out, off_t off, size_t len);
 void		 fd_write_all(int fd, const char *s, size_t len);
 bool		 fd_write_within(int fd, const char *s, size_t len,
 		    int stall_ms);
+int		 fd_peer_uid(int fd, uid_t *uid);
 
 /* A non-blocking descriptor that takes nothing this long is given up on. */
 #define WRITE_STALL_MS	1000

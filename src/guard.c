@@ -29,7 +29,6 @@
 #include "guard.h"
 #include "parse.h"
 #include "redisstore.h"
-#include "sha1.h"
 #include "signals.h"
 #include "statefile.h"
 #include "tls.h"
@@ -60,13 +59,14 @@ env_file(const char *name)
 }
 
 /*
- * Connects to g's server, authenticates and selects its database: true,
- * or false with why.  The password comes from the environment, as
- * redis-cli's does, so that it never shows in a command line; so do the
- * files of rediss://, named after redis-cli's --cacert, --cert and --key.
+ * Connects to g's server, authenticates and selects its database, waits
+ * that a stop after mark ends: true, or false with why.  The password
+ * comes from the environment, as redis-cli's does, so that it never
+ * shows in a command line; so do the files of rediss://, named after
+ * redis-cli's --cacert, --cert and --key.
  */
 static bool
-redis_start(struct guard *g, char *why, size_t len)
+redis_start(struct guard *g, long mark, char *why, size_t len)
 {
 	const struct guard_spec *spec = g->spec;
 	const char *pass = getenv("REDISCLI_AUTH");
@@ -77,9 +77,9 @@ redis_start(struct guard *g, char *why, size_t len)
 	};
 
 	g->redis = spec->port == 0 ?
-	    redis_open_unix(spec->host, g->ss, why, len) :
+	    redis_open_unix(spec->host, g->ss, mark, why, len) :
 	    redis_open(spec->host, spec->port, spec->tls ? &files : NULL,
-	    g->ss, why, len);
+	    g->ss, mark, why, len);
 	if (g->redis == NULL)
 		return false;
 	if ((pass != NULL || *spec->user != '\0') && !redis_auth(g->redis,
@@ -90,7 +90,7 @@ redis_start(struct guard *g, char *why, size_t len)
 
 static void
 guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
-    const struct sigstate *ss)
+    const struct sigstate *ss, long mark)
 {
 	char why[PATH_MAX_GUARD + 128];
 
@@ -117,8 +117,11 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
 	if (spec->tls && !tls_built_in())
 		errx(EXIT_CANCELED, "%s: this retry was built without TLS "
 		    "support (OpenSSL)", g->where);
+	/* A stop during the other guard's wait: the run is about to end. */
+	if (signals_stops() != mark)
+		return;
 	g->on = true;
-	if (redis_start(g, why, sizeof(why)))
+	if (redis_start(g, mark, why, sizeof(why)))
 		return;
 	if (signals_stop() != 0 && strcmp(why, "stopped") == 0)
 		g->on = false;	/* the run is about to end */
@@ -150,7 +153,9 @@ probe_lease(const struct guard_limits *lim)
 
 /*
  * --budget and --breaker as the specs budget and breaker give them, for
- * a run within the limits lim; a stop signal of ss ends a wait.
+ * a run within the limits lim.  A stop signal of ss ends a wait; one
+ * mark for all the guards' work before attempt 1, so that a stop during
+ * one guard's wait ends the other's too, or spares it.
  */
 void
 guards_open(struct guards *gs, const struct guard_spec *budget,
@@ -158,8 +163,9 @@ guards_open(struct guards *gs, const struct guard_spec *budget,
     const struct sigstate *ss)
 {
 	memset(gs, 0, sizeof(*gs));
-	guard_open(&gs->budget, budget, "retry budget", ss);
-	guard_open(&gs->breaker, breaker, "circuit breaker", ss);
+	gs->mark = signals_stops();
+	guard_open(&gs->budget, budget, "retry budget", ss, gs->mark);
+	guard_open(&gs->breaker, breaker, "circuit breaker", ss, gs->mark);
 	gs->lease = probe_lease(lim);
 }
 
@@ -218,19 +224,20 @@ record_store(struct guard *g, struct guard_record *r)
 
 /* --- Redis ----------------------------------------------------------- */
 
-/* Runs g's script with call's first nargs args: false if it failed. */
+/*
+ * Runs g's script with call's first nargs args, waits that a stop after
+ * mark ends: false if it failed.
+ */
 static bool
-redis_op(struct guard *g, struct redis_call *call, int nargs)
+redis_op(struct guard *g, struct redis_call *call, int nargs, long mark)
 {
-	char key[8 + GUARD_NAME_MAX], sha1[SHA1_HEX_LEN + 1];
+	char key[8 + GUARD_NAME_MAX];
 
 	snprintf(key, sizeof(key), "retry:%s", g->spec->name);
-	sha1_hex(guard_lua, strlen(guard_lua), sha1);
 	call->script = guard_lua;
-	call->sha1 = sha1;
 	call->key = key;
 	call->nargs = nargs;
-	if (redis_eval(g->redis, call) && call->nout >= 1)
+	if (redis_eval(g->redis, call, mark) && call->nout >= 1)
 		return true;
 	if (signals_stop() != 0 && strcmp(call->why, "stopped") == 0) {
 		g->on = false;	/* the run is about to end */
@@ -270,7 +277,7 @@ guards_attempt(struct guards *gs, bool success)
 	call.args[1] = max;
 	call.args[2] = ratio;
 	call.args[3] = success ? "1" : "0";
-	if (!redis_op(g, &call, 4))
+	if (!redis_op(g, &call, 4, signals_stops()))
 		return true;
 	return call.out[0] != 0;
 }
@@ -284,7 +291,8 @@ usec(char *buf, size_t len, nsec_t ns)
 }
 
 static enum admit
-redis_admit(struct guard *g, nsec_t lease, uint32_t id, nsec_t *wait)
+redis_admit(struct guard *g, nsec_t lease, uint32_t id, long mark,
+    nsec_t *wait)
 {
 	struct redis_call call;
 	char cooldown[24], l[24], i[24], cap[24];
@@ -296,9 +304,11 @@ redis_admit(struct guard *g, nsec_t lease, uint32_t id, nsec_t *wait)
 	snprintf(i, sizeof(i), "%" PRIu32, id);
 	call.args[3] = i;
 	call.args[4] = usec(cap, sizeof(cap), breaker_cap(g->spec));
-	if (!redis_op(g, &call, 5) || call.nout < 3)
+	if (!redis_op(g, &call, 5, mark) || call.nout < 3)
 		return ADMIT_RUN;
-	*wait = call.out[1] < DURATION_MAX / NSEC_PER_USEC ?
+	/* The server's numbers are data: kept in range before arithmetic. */
+	*wait = call.out[1] <= 0 ? 0 :
+	    call.out[1] < DURATION_MAX / NSEC_PER_USEC ?
 	    call.out[1] * NSEC_PER_USEC : DURATION_MAX;
 	if (call.out[2] == BREAKER_PROBING)
 		*wait = -1;
@@ -323,7 +333,7 @@ guards_admit(struct guards *gs, nsec_t *wait)
 	while ((id = arc4random()) == 0)
 		continue;	/* 0 means "not a probe" */
 	if (g->redis != NULL)
-		a = redis_admit(g, gs->lease, id, wait);
+		a = redis_admit(g, gs->lease, id, gs->mark, wait);
 	else {
 		if (!record_load(g, &r))
 			return true;
@@ -356,7 +366,11 @@ redis_report(struct guard *g, uint32_t probe, enum run_end end,
 	call.args[4] = e;
 	call.args[5] = id;
 	call.args[6] = pm;
-	redis_op(g, &call, 7);
+	/*
+	 * A mark of its own: a stop that ended the run must not cut short
+	 * the probe's report of it.
+	 */
+	redis_op(g, &call, 7, signals_stops());
 }
 
 /* Tells the breaker how the run ended, just before retry exits. */

@@ -18,6 +18,7 @@ struct guards {
 	struct guard	 breaker;
 	uint32_t	 probe;		/* this run is the breaker's probe */
 	nsec_t		 lease;		/* how long a probe's claim lasts */
+	long		 mark;		/* signals_stops() before attempt 1 */
 };
 /* The run's limits, which bound how long a breaker's probe can last. */
 struct guard_limits {

@@ -1,32 +1,37 @@
 /*
  * redisstore.c: the Redis store of --budget and --breaker, for a fleet
  * whose hosts share nothing local.  It connects to the server, over TCP
- * or a Unix socket, authenticates and selects the database if asked to
- * (each in an exchange of its own), and runs a Lua script there by its
- * SHA-1 (EVALSHA), loading it with SCRIPT LOAD the first time the server
- * answers NOSCRIPT; the script, which the caller passes in, does the
- * whole read-modify-write atomically on the server's clock.  This file
- * knows nothing of the rules.
+ * or a Unix socket, authenticates and selects the database if asked to,
+ * and runs a Lua script there, sent whole with EVAL: the script, which
+ * the caller passes in, does the whole read-modify-write atomically on
+ * the server's clock.  EVAL rather than EVALSHA: its 3 KiB cost less to
+ * send than a SHA-1 costs to compute, and a server that lost its
+ * scripts needs no second round trip (README.md, "Fleet": measured).
+ * This file knows nothing of the rules.
  *
  * hiredis is linked statically where it is built in (the Makefile finds
  * it with pkg-config): a run that names no redis:// store loads no more
  * shared libraries than before.  Without it, redis_built_in() says so
  * and the caller refuses the redis:// and unix:// forms.  hiredis only
  * connects, formats commands and parses replies: the socket (TCP or
- * Unix alike) is non-blocking and every wait on it is retry's own
- * signals_wait(), so that a stop signal ends it, and the connect, and
- * each exchange (the command, a SCRIPT LOAD if need be, and every byte
- * of the replies), must be over within REDIS_TIMEOUT_MS, however slowly
- * a peer trickles its bytes.  A reply
- * is at most REPLY_MAX bytes and announces no array or string longer
- * than REPLY_ITEMS: the script's answers are a few integers, so a peer
- * that claims more is not the server retry expects.  On any of these the
- * caller goes on without the budget or breaker rather than keep the
- * command waiting on Redis.
+ * Unix alike) is non-blocking and every wait on it is signals_wait_fd(),
+ * so that a stop signal that came after the caller's mark ends it.
+ * Everything before the server's first answer (the connect, AUTH,
+ * SELECT and the first exchange together) shares ONE allowance of
+ * REDIS_TIMEOUT_MS of waiting, however the steps divide it and however
+ * slowly a peer trickles its bytes: a server that takes 0.45 s a
+ * request is given up on at the second request, not after four.  Each
+ * exchange after the first answer has REDIS_TIMEOUT_MS of its own.  A
+ * reply is at most REPLY_MAX bytes and announces no array or string
+ * longer than REPLY_ITEMS: the script's answers are a few integers, so a
+ * peer that claims more is not the server retry expects.  On any of
+ * these the caller goes on without the budget or breaker rather than
+ * keep the command waiting on Redis.
  *
  * rediss:// puts a TLS session (tls.c) on the same socket: its handshake
- * is part of the connect, in the connect's deadline, and send_all() and
- * read_reply() go through io_write() and io_read(), which use the
+ * is part of reaching a node, within the same allowance and stop mark,
+ * on the first node and on every node a cluster redirects to; send_all()
+ * and read_reply() go through io_write() and io_read(), which use the
  * session where there is one and say which event to wait for.
  */
 #include <stdio.h>
@@ -38,6 +43,7 @@
 #include "defs.h"
 #include "fd.h"
 #include "redisstore.h"
+#include "resolve.h"
 #include "signals.h"
 #include "tls.h"
 
@@ -51,17 +57,24 @@
 
 #include <hiredis.h>
 
-#define REDIS_TIMEOUT_MS	500
 #define REPLY_MAX		4096	/* bytes of one reply */
 #define REPLY_ITEMS		64	/* elements of an array, bytes of a string */
+#define REDIRECTS_MAX		4	/* MOVED or ASK, for one update */
+#define REDIRECT_HOST_MAX	256
 
 struct redis {
 	redisContext	*c;
 	const struct sigstate *ss;
-	nsec_t		 deadline;	/* of the exchange under way */
-	bool		 stopped_before; /* a stop signal came before it */
-	long		 mark;		/* signals_stops() when it began */
+	nsec_t		 deadline;	/* of the step under way */
+	long		 mark;		/* a stop after this ends its waits */
+	nsec_t		 began;		/* when the step under way began */
+	nsec_t		 spent;		/* waited before the first answer */
+	bool		 answered;	/* the first exchange is over */
+	const char	*user;		/* for AUTH on every node, or NULL */
+	const char	*password;
 	struct tls	*tls;		/* rediss://: the session, or NULL */
+	bool		 use_tls;	/* rediss://: every node speaks TLS */
+	struct tls_files files;		/* its CA, certificate and key */
 };
 
 bool
@@ -82,43 +95,48 @@ open_failed(struct redis *r, const char *msg, char *why, size_t len)
 	return NULL;
 }
 
+/*
+ * A step begins (the connect, AUTH, SELECT or an exchange), whose waits a
+ * stop after mark ends.  Until the first exchange is over, all the steps
+ * share one REDIS_TIMEOUT_MS; retry's own work between them (an attempt,
+ * a splay) is not counted.
+ */
 static void
-start_exchange(struct redis *r)
+step_begin(struct redis *r, long mark)
 {
-	r->deadline = nsec_add(mono_now(),
-	    (nsec_t)REDIS_TIMEOUT_MS * NSEC_PER_MSEC);
-	r->stopped_before = signals_stop() != 0;
-	r->mark = signals_stops();
+	nsec_t allowance = (nsec_t)REDIS_TIMEOUT_MS * NSEC_PER_MSEC;
+
+	r->mark = mark;
+	r->began = mono_now();
+	if (!r->answered)
+		allowance = r->spent < allowance ? allowance - r->spent : 0;
+	r->deadline = nsec_add(r->began, allowance);
+}
+
+static void
+step_end(struct redis *r)
+{
+	if (!r->answered)
+		r->spent = nsec_add(r->spent, mono_now() - r->began);
 }
 
 /*
  * Waits until the socket is ready for events: 0, or -1 with why filled
- * in when the deadline passed (ETIMEDOUT) or a new stop signal came
- * (EINTR).
+ * in when the step's deadline passed or a stop came after its mark.
  */
 static int
 wait_ready(struct redis *r, short events, char *why, size_t len)
 {
-	struct pollfd pfd;
-
-	for (;;) {
-		if (!r->stopped_before && signals_stop() != 0) {
-			snprintf(why, len, "stopped");
-			errno = EINTR;
-			return -1;
-		}
-		if (mono_now() >= r->deadline) {
-			snprintf(why, len, "no answer within %d ms",
-			    REDIS_TIMEOUT_MS);
-			errno = ETIMEDOUT;
-			return -1;
-		}
-		pfd.fd = r->c->fd;
-		pfd.events = events;
-		pfd.revents = 0;
-		if (signals_wait(r->ss, &pfd, 1, r->deadline) > 0)
-			return 0;
-	}
+	if (signals_wait_fd(r->ss, r->c->fd, events, r->deadline,
+	    r->mark) == 0)
+		return 0;
+	if (errno == EINTR)
+		snprintf(why, len, "stopped");
+	else if (errno == ETIMEDOUT)
+		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
+	else
+		snprintf(why, len, "%s", strerror(errno));
+	return -1;
 }
 
 /* The non-blocking connect's end: true, or false with why. */
@@ -137,14 +155,60 @@ connected(struct redis *r, char *why, size_t len)
 	return e == 0;
 }
 
-/* rediss://: the TLS handshake, in the connect's deadline. */
+/* A store whose first step begins: waits that a stop after mark ends. */
+static struct redis *
+redis_new(const struct sigstate *ss, long mark, char *why, size_t len)
+{
+	struct redis *r;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	r->ss = ss;
+	step_begin(r, mark);
+	return r;
+}
+
+/*
+ * r on the connection that c started: true, or false with why.  It is
+ * connected within the step's allowance, on a descriptor above 2 that
+ * the command does not inherit.  A stop signal after r's mark that ends
+ * the wait gives why "stopped".
+ */
 static bool
-start_tls(struct redis *r, const char *host, const struct tls_files *files,
-    char *why, size_t len)
+attach(struct redis *r, redisContext *c, char *why, size_t len)
+{
+	int fd;
+
+	if ((r->c = c) == NULL) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return false;
+	}
+	if (r->c->err != 0) {
+		snprintf(why, len, "%s", r->c->errstr);
+		return false;
+	}
+	if ((fd = fd_above_stdio(r->c->fd)) == -1 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) {
+		r->c->fd = fd;
+		snprintf(why, len, "%s", strerror(errno));
+		return false;
+	}
+	r->c->fd = fd;
+	return connected(r, why, len);
+}
+
+/*
+ * rediss://: the TLS handshake with host, whose certificate must name
+ * it, within the step's allowance: true, or false with why.
+ */
+static bool
+start_tls(struct redis *r, const char *host, char *why, size_t len)
 {
 	struct tls_wait w = { r->ss, r->deadline, r->mark };
 
-	r->tls = tls_start(r->c->fd, host, files, &w, why, len);
+	r->tls = tls_start(r->c->fd, host, &r->files, &w, why, len);
 	if (r->tls == NULL && errno == ETIMEDOUT)
 		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
 	else if (r->tls == NULL && errno == EINTR)
@@ -153,65 +217,94 @@ start_tls(struct redis *r, const char *host, const struct tls_files *files,
 }
 
 /*
- * The connection that c started, or NULL with why filled in: connected
- * within REDIS_TIMEOUT_MS (with TLS to host, if files is not NULL), on a
- * descriptor above 2 that the command does not inherit.  A stop signal
- * that ends the wait gives why "stopped".
+ * r connected to host:port, through TLS for rediss://: true, or false
+ * with why.  A host name is
+ * resolved first, within the step's allowance (resolve.c): hiredis is
+ * given the address, and never blocks in the resolver.
  */
-static struct redis *
-redis_connect(redisContext *c, const char *host, const struct tls_files *files,
-    const struct sigstate *ss, char *why, size_t len)
+static bool
+reach(struct redis *r, const char *host, int port, char *why, size_t len)
 {
-	struct redis *r;
-	int fd;
+	char addr[RESOLVE_OUT_MAX];
 
-	if ((r = calloc(1, sizeof(*r))) == NULL) {
-		if (c != NULL)
-			redisFree(c);
-		snprintf(why, len, "%s", strerror(ENOMEM));
-		return NULL;
-	}
-	r->ss = ss;
-	start_exchange(r);
-	if ((r->c = c) == NULL)
-		return open_failed(r, strerror(ENOMEM), why, len);
-	if (r->c->err != 0)
-		return open_failed(r, r->c->errstr, why, len);
-	if ((fd = fd_above_stdio(r->c->fd)) == -1 ||
-	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) {
-		r->c->fd = fd;
-		return open_failed(r, strerror(errno), why, len);
-	}
-	r->c->fd = fd;
-	if (!connected(r, why, len) ||
-	    (files != NULL && !start_tls(r, host, files, why, len)))
-		return open_failed(r, why, why, len);
-	return r;
+	if (resolve_host(host, r->ss, r->deadline, r->mark, addr))
+		return attach(r, redisConnectNonBlock(addr, port), why, len) &&
+		    (!r->use_tls || start_tls(r, host, why, len));
+	if (errno == EINTR)
+		snprintf(why, len, "stopped");
+	else if (errno == ETIMEDOUT)
+		snprintf(why, len, "%s not resolved within %d ms", host,
+		    REDIS_TIMEOUT_MS);
+	else
+		snprintf(why, len, "%s: %s", host, errno == EHOSTUNREACH ?
+		    addr : strerror(errno));
+	return false;
 }
 
 /*
  * A connection to host:port, through TLS if files is not NULL, or NULL
- * with why: see redis_connect().
+ * with why: see reach().
  */
 struct redis *
 redis_open(const char *host, int port, const struct tls_files *files,
-    const struct sigstate *ss, char *why, size_t len)
+    const struct sigstate *ss, long mark, char *why, size_t len)
 {
-	return redis_connect(redisConnectNonBlock(host, port), host, files, ss,
-	    why, len);
+	struct redis *r;
+
+	if ((r = redis_new(ss, mark, why, len)) == NULL)
+		return NULL;
+	if (files != NULL) {
+		r->use_tls = true;
+		r->files = *files;
+	}
+	if (!reach(r, host, port, why, len))
+		return open_failed(r, why, why, len);
+	step_end(r);
+	return r;
+}
+
+/*
+ * Whether r's socket is served by this user or by root: anyone else may
+ * have planted it, to learn the password or to keep the user's commands
+ * from running with a breaker's refusal.  false with why, which names
+ * the server's uid.
+ */
+static bool
+server_trusted(struct redis *r, char *why, size_t len)
+{
+	uid_t uid;
+
+	if (fd_peer_uid(r->c->fd, &uid) == -1) {
+		snprintf(why, len, "cannot tell who serves the socket: %s",
+		    strerror(errno));
+		return false;
+	}
+	if (uid == geteuid() || uid == 0)
+		return true;
+	snprintf(why, len, "the socket is served by uid %lu, not by uid %lu "
+	    "or root", (unsigned long)uid, (unsigned long)geteuid());
+	return false;
 }
 
 /*
  * A connection to the Unix socket at path, or NULL with why: the same
  * bounds as a TCP connection's, since a server that accepts and never
- * answers blocks a socket's client no less.
+ * answers blocks a socket's client no less; and nothing is sent to a
+ * server that another user runs.
  */
 struct redis *
-redis_open_unix(const char *path, const struct sigstate *ss, char *why,
-    size_t len)
+redis_open_unix(const char *path, const struct sigstate *ss, long mark,
+    char *why, size_t len)
 {
-	return redis_connect(redisConnectUnixNonBlock(path), path, NULL, ss,
-	    why, len);
+	struct redis *r;
+
+	if ((r = redis_new(ss, mark, why, len)) == NULL)
+		return NULL;
+	if (!attach(r, redisConnectUnixNonBlock(path), why, len) ||
+	    !server_trusted(r, why, len))
+		return open_failed(r, why, why, len);
+	step_end(r);
+	return r;
 }
 
 /*
@@ -365,25 +458,18 @@ command(struct redis *r, int argc, const char **argv, char *why,
 }
 
 static redisReply *
-evalsha(struct redis *r, struct redis_call *call)
+eval(struct redis *r, struct redis_call *call)
 {
 	const char *argv[4 + REDIS_ARGS];
 	int i, n = 0;
 
-	argv[n++] = "EVALSHA";
-	argv[n++] = call->sha1;
+	argv[n++] = "EVAL";
+	argv[n++] = call->script;
 	argv[n++] = "1";
 	argv[n++] = call->key;
 	for (i = 0; i < call->nargs && i < REDIS_ARGS; i++)
 		argv[n++] = call->args[i];
 	return command(r, n, argv, call->why, sizeof(call->why));
-}
-
-static bool
-is_noscript(const redisReply *reply)
-{
-	return reply != NULL && reply->type == REDIS_REPLY_ERROR &&
-	    strncmp(reply->str, "NOSCRIPT", 8) == 0;
 }
 
 /* The reply's integers into call->out; false with call->why if none. */
@@ -414,56 +500,56 @@ take_reply(const redisReply *reply, struct redis_call *call)
 	return true;
 }
 
-/* SCRIPT LOAD, after a NOSCRIPT: false with call->why if it failed. */
-static bool
-load_script(struct redis *r, struct redis_call *call)
-{
-	const char *argv[] = { "SCRIPT", "LOAD", call->script };
-	redisReply *load;
-	bool ok;
-
-	if ((load = command(r, 3, argv, call->why, sizeof(call->why))) ==
-	    NULL)
-		return false;
-	if (!(ok = load->type == REDIS_REPLY_STRING))
-		snprintf(call->why, sizeof(call->why), "SCRIPT LOAD: %s",
-		    load->type == REDIS_REPLY_ERROR ? load->str :
-		    "unexpected reply");
-	freeReplyObject(load);
-	return ok;
-}
-
 /*
- * AUTH [user] password, in an exchange of its own: true, or false with
- * why.  The password comes from the environment, as redis-cli's does,
- * so that it never shows in a command line.
+ * AUTH with r's user and password, or ASKING: true if the server said
+ * OK, or false with why.
  */
-bool
-redis_auth(struct redis *r, const char *user, const char *password,
-    char *why, size_t len)
+static bool
+simple(struct redis *r, const char *verb, char *why, size_t len)
 {
-	const char *argv[] = { "AUTH", user, password };
+	const char *argv[] = { verb, r->user, r->password };
 	redisReply *reply;
 	bool ok;
 
-	start_exchange(r);
-	if (*user == '\0')
-		reply = command(r, 2, (const char *[]){ "AUTH", password },
+	if (strcmp(verb, "AUTH") != 0)
+		reply = command(r, 1, argv, why, len);
+	else if (*r->user == '\0')
+		reply = command(r, 2, (const char *[]){ verb, r->password },
 		    why, len);
 	else
 		reply = command(r, 3, argv, why, len);
 	if (reply == NULL)
 		return false;
-	if (!(ok = reply->type == REDIS_REPLY_STATUS))
-		snprintf(why, len, "AUTH: %s", reply->type ==
+	ok = reply->type == REDIS_REPLY_STATUS;
+	if (!ok)
+		snprintf(why, len, "%s: %s", verb, reply->type ==
 		    REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
 	freeReplyObject(reply);
 	return ok;
 }
 
 /*
- * SELECT db, in an exchange of its own, after AUTH: true, or false with
- * why, which names the database the server refused.
+ * AUTH [user] password, a step within the first answer's allowance, as
+ * the connect's mark has it: true, or false with why.  The password comes from the environment, as redis-cli's does,
+ * so that it never shows in a command line.
+ */
+bool
+redis_auth(struct redis *r, const char *user, const char *password,
+    char *why, size_t len)
+{
+	bool ok;
+
+	r->user = user;
+	r->password = password;
+	step_begin(r, r->mark);
+	if ((ok = simple(r, "AUTH", why, len)))
+		step_end(r);
+	return ok;
+}
+
+/*
+ * SELECT db, after AUTH, a step as AUTH is: true, or false with why,
+ * which names the database the server refused.
  */
 bool
 redis_select(struct redis *r, int db, char *why, size_t len)
@@ -473,30 +559,90 @@ redis_select(struct redis *r, int db, char *why, size_t len)
 	bool ok;
 
 	snprintf(n, sizeof(n), "%d", db);
-	start_exchange(r);
+	step_begin(r, r->mark);
 	if ((reply = command(r, 2, (const char *[]){ "SELECT", n }, why,
 	    len)) == NULL)
 		return false;
-	if (!(ok = reply->type == REDIS_REPLY_STATUS))
+	step_end(r);
+	ok = reply->type == REDIS_REPLY_STATUS;
+	if (!ok)
 		snprintf(why, len, "SELECT %d: %s", db, reply->type ==
 		    REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
 	freeReplyObject(reply);
 	return ok;
 }
 
-/* Runs call's script on its key: true with call->out, or call->why. */
-bool
-redis_eval(struct redis *r, struct redis_call *call)
+/*
+ * A Redis Cluster's redirection, "MOVED SLOT HOST:PORT" or "ASK SLOT
+ * HOST:PORT" (an IPv6 address without brackets): the node into host
+ * and port, *ask for ASK; false if reply is none.
+ */
+static bool
+redirection(const redisReply *reply, char *host, size_t hlen, int *port,
+    bool *ask)
 {
-	redisReply *reply;
-	bool ok;
+	const char *s, *colon, *errstr;
 
-	start_exchange(r);
-	if ((reply = evalsha(r, call)) != NULL && is_noscript(reply)) {
+	if (reply->type != REDIS_REPLY_ERROR)
+		return false;
+	*ask = strncmp(reply->str, "ASK ", 4) == 0;
+	if (!*ask && strncmp(reply->str, "MOVED ", 6) != 0)
+		return false;
+	if ((s = strchr(reply->str + (*ask ? 4 : 6), ' ')) == NULL ||
+	    (colon = strrchr(++s, ':')) == NULL || colon == s ||
+	    (size_t)(colon - s) >= hlen)
+		return false;
+	*port = (int)strtonum(colon + 1, 1, 65535, &errstr);
+	snprintf(host, hlen, "%.*s", (int)(colon - s), s);
+	return errstr == NULL;
+}
+
+/*
+ * Follows a redirection to host:port within the step's deadline: the
+ * new node is r's from now on (after MOVED) or for this command (ASK,
+ * which it must be told with ASKING).  It gets the same AUTH; SELECT
+ * has no place in a cluster.  false with why.
+ */
+static bool
+follow(struct redis *r, const char *host, int port, bool ask, char *why,
+    size_t len)
+{
+	tls_free(r->tls);
+	r->tls = NULL;
+	redisFree(r->c);
+	r->c = NULL;
+	if (!reach(r, host, port, why, len))
+		return false;
+	if (r->password != NULL && !simple(r, "AUTH", why, len))
+		return false;
+	return !ask || simple(r, "ASKING", why, len);
+}
+
+/*
+ * Runs call's script on its key, a step whose waits a stop after mark
+ * ends: true with call->out, or call->why.  A cluster's node that does
+ * not hold the key's slot redirects: at most REDIRECTS_MAX times, all
+ * within the step's deadline.
+ */
+bool
+redis_eval(struct redis *r, struct redis_call *call, long mark)
+{
+	char host[REDIRECT_HOST_MAX];
+	redisReply *reply;
+	int hops, port;
+	bool ok, ask;
+
+	step_begin(r, mark);
+	for (hops = 0; (reply = eval(r, call)) != NULL &&
+	    hops < REDIRECTS_MAX &&
+	    redirection(reply, host, sizeof(host), &port, &ask); hops++) {
 		freeReplyObject(reply);
-		if (!load_script(r, call))
+		if (!follow(r, host, port, ask, call->why, sizeof(call->why)))
 			return false;
-		reply = evalsha(r, call);
+	}
+	if (reply != NULL) {
+		step_end(r);
+		r->answered = true;
 	}
 	ok = take_reply(reply, call);
 	if (reply != NULL)
@@ -514,22 +660,24 @@ redis_built_in(void)
 
 struct redis *
 redis_open(const char *host, int port, const struct tls_files *files,
-    const struct sigstate *ss, char *why, size_t len)
+    const struct sigstate *ss, long mark, char *why, size_t len)
 {
 	(void)host;
 	(void)port;
 	(void)files;
 	(void)ss;
+	(void)mark;
 	snprintf(why, len, "built without Redis support");
 	return NULL;
 }
 
 struct redis *
-redis_open_unix(const char *path, const struct sigstate *ss, char *why,
-    size_t len)
+redis_open_unix(const char *path, const struct sigstate *ss, long mark,
+    char *why, size_t len)
 {
 	(void)path;
 	(void)ss;
+	(void)mark;
 	snprintf(why, len, "built without Redis support");
 	return NULL;
 }
@@ -555,9 +703,10 @@ redis_auth(struct redis *r, const char *user, const char *password,
 }
 
 bool
-redis_eval(struct redis *r, struct redis_call *call)
+redis_eval(struct redis *r, struct redis_call *call, long mark)
 {
 	(void)r;
+	(void)mark;
 	snprintf(call->why, sizeof(call->why), "built without Redis support");
 	return false;
 }

@@ -15,7 +15,6 @@
 #define REDIS_ARGS	8
 struct redis_call {
 	const char	*script;	/* the Lua text */
-	const char	*sha1;		/* and its SHA-1, for EVALSHA */
 	const char	*key;
 	const char	*args[REDIS_ARGS];
 	int		 nargs;
@@ -23,15 +22,23 @@ struct redis_call {
 	int		 nout;
 	char		 why[256];	/* what went wrong */
 };
+/*
+ * What a store may wait, in all, for everything before its first answer
+ * (connect, AUTH, SELECT and the first exchange), and for each exchange
+ * after it: a stop signal after the caller's mark ends any of these
+ * waits at once.
+ */
+#define REDIS_TIMEOUT_MS	500
 bool		 redis_built_in(void);
 struct redis	*redis_open(const char *host, int port,
 		    const struct tls_files *files, const struct sigstate *ss,
-		    char *why, size_t len);
+		    long mark, char *why, size_t len);
 struct redis	*redis_open_unix(const char *path, const struct sigstate *ss,
-		    char *why, size_t len);
+		    long mark, char *why, size_t len);
 bool		 redis_select(struct redis *r, int db, char *why, size_t len);
 bool		 redis_auth(struct redis *r, const char *user,
 		    const char *password, char *why, size_t len);
-bool		 redis_eval(struct redis *r, struct redis_call *call);
+bool		 redis_eval(struct redis *r, struct redis_call *call,
+		    long mark);
 
 #endif /* REDISSTORE_H */

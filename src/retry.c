@@ -25,9 +25,10 @@
  *	 |   |		(guard.lua, embedded); -> backoff.c
  *	 |   |- statefile.c	the local store: a locked file; -> backoff.c
  *	 |   |- redisstore.c	the fleet's store: Redis, TCP or a socket;
- *	 |   |		-> backoff.c
- *	 |   |- parse.c	(guard_target(): the store's URL, as dryrun.c)
- *	 |   `- sha1.c	the script's name for EVALSHA
+ *	 |   |   |		-> backoff.c, fd.c (who serves a socket)
+ *	 |   |   `- resolve.c	a host's address in a child, within the
+ *	 |   |			deadline; -> fd.c
+ *	 |   `- parse.c	(guard_target(): the store's URL, as dryrun.c)
  *	 |- hooks.c	--on-retry and --on-give-up; -> attempt.c, env.c
  *	 |- env.c	the environment of a command or a hook
  *	 |- attempt.c	one command, start to end: its spec, its wait, its

@@ -156,33 +156,6 @@ goes_without() {
 	[ -e "$WORK/ran" ]
 }
 
-# as_guest COMMAND...: runs COMMAND as the user retry-guest, created for
-# the test if need be, without XDG_RUNTIME_DIR.
-as_guest() {
-	runuser -u retry-guest -- env -u XDG_RUNTIME_DIR "$@"
-}
-
-guest_setup() {
-	[ "$(id -u)" -eq 0 ] || needs "another user needs root"
-	require_tool useradd
-	require_tool runuser
-	# Two tests may get here at once: the loser of useradd's race finds
-	# the user made.
-	id retry-guest >/dev/null 2>&1 ||
-	    useradd --system --no-create-home retry-guest 2>/dev/null ||
-	    id retry-guest >/dev/null
-	GUEST=$(id -u retry-guest)
-	# A tree under a private directory (/root/retry, as in a fresh root)
-	# is out of the other user's reach: that user runs a copy.
-	GUEST_RETRY=$RETRY
-	if ! runuser -u retry-guest -- test -x "$RETRY"; then
-		GUEST_BIN=$(mktemp -d /tmp/retry-guest-bin.XXXXXX)
-		chmod 755 "$GUEST_BIN"
-		cp "$RETRY" "$GUEST_BIN/retry"
-		GUEST_RETRY=$GUEST_BIN/retry
-	fi
-}
-
 @test "another user cannot stop a user's runs through /tmp/retry-UID" {
 	guest_setup
 	# Only this test uses /tmp/retry-$GUEST, so tests running at once

@@ -44,8 +44,7 @@ setup() {
 	[ "$stderr" = "0 cases, 0 differ" ]
 }
 
-@test "the embedded script starts with the codes of guardcodes.h, and its SHA-1 is sha1sum's" {
-	require_tool sha1sum
+@test "the embedded script starts with the codes of guardcodes.h" {
 	run -0 "$RULES" script
 	local codes
 	codes=$(sed -n 's/^[[:space:]]*X(\([A-Z_]*\), \([0-9]*\)).*/local \1 = \2/p' \
@@ -54,7 +53,6 @@ setup() {
 	[ "$(head -n 11 <<<"$output")" = "$codes" ]
 	# No comment line of guard.lua is sent to the server.
 	[ "$(grep -c '^[[:space:]]*--' <<<"$output")" -eq 0 ]
-	[ "$("$RULES" sha1)" = "$("$RULES" script | sha1sum | cut -c1-40)" ]
 }
 
 @test "embed-lua.sh keeps every byte of the code, and refuses what is not ASCII" {

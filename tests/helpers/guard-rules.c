@@ -7,7 +7,7 @@
  *	guard-rules redis TABLE SHA1	the case as redis-cli commands, for
  *					the Lua script loaded as SHA1
  *	guard-rules expect TABLE	what redis-cli must print for those
- *	guard-rules script | sha1	the embedded script, or its SHA-1
+ *	guard-rules script		the embedded script
  *
  * tests/rules.bats runs the first; tests/fleet.bats pipes the second
  * into redis-cli and compares with the third.
@@ -20,7 +20,6 @@
 #include "backoff.h"
 #include "budget.h"
 #include "defs.h"
-#include "sha1.h"
 
 #define FIELDS	6	/* of a record: tokens state failures until ... */
 #define ARGS_MAX 6
@@ -247,20 +246,14 @@ each_case(const char *mode, const char *table, const char *sha1)
 int
 main(int argc, char **argv)
 {
-	char sha1[SHA1_HEX_LEN + 1];
-
 	if (argc == 2 && strcmp(argv[1], "script") == 0)
 		return fputs(guard_lua, stdout) == EOF;
-	if (argc == 2 && strcmp(argv[1], "sha1") == 0) {
-		sha1_hex(guard_lua, strlen(guard_lua), sha1);
-		return puts(sha1) == EOF;
-	}
 	if (argc == 3 && (strcmp(argv[1], "check") == 0 ||
 	    strcmp(argv[1], "expect") == 0))
 		return each_case(argv[1], argv[2], NULL);
 	if (argc == 4 && strcmp(argv[1], "redis") == 0)
 		return each_case(argv[1], argv[2], argv[3]);
 	fprintf(stderr, "usage: guard-rules check|expect TABLE | "
-	    "redis TABLE SHA1 | script | sha1\n");
+	    "redis TABLE SHA1 | script\n");
 	return 2;
 }
