@@ -142,7 +142,9 @@ start_clone(struct child *c)
 /*
  * Starts the child; a failed exec's errno comes back through a
  * close-on-exec pipe, also where the memory is shared: valgrind, for
- * one, runs a CLONE_VM child as a fork.
+ * one, runs a CLONE_VM child as a fork.  Without descriptors for that
+ * pipe (ulimit -n), nothing starts: -1, and c->error says why, so that
+ * a hook is skipped instead of ending the run.
  */
 static pid_t
 start_child(struct child *c)
@@ -150,8 +152,10 @@ start_child(struct child *c)
 	pid_t pid;
 	int ep[2], e;
 
-	if (fd_pipe(ep) == -1)
-		err(EXIT_CANCELED, "pipe");
+	if (fd_pipe(ep) == -1) {
+		c->error = errno;
+		return -1;
+	}
 	c->errfd = ep[1];
 	pid = start_clone(c);
 	close(ep[1]);
@@ -176,7 +180,7 @@ spawn_command(const struct sigstate *ss, char **argv, char **envp,
 	int st;
 
 	pid = start_child(&c);
-	if (c.error != 0)
+	if (c.error != 0 && pid != -1)
 		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 			continue;
 	*pidp = pid;
