@@ -25,11 +25,14 @@
 #include "tls.h"
 
 #ifdef HAVE_OPENSSL
+#include <sys/stat.h>
+
 #include <arpa/inet.h>
 
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <unistd.h>
@@ -193,13 +196,36 @@ no_passphrase(char *buf, int size, int rwflag, void *u)
 	return 0;
 }
 
-/* Whether the file at path can be read: false with why if not. */
+/*
+ * Whether path (NULL: none) is a regular file that can be read: false
+ * with why if not.  OpenSSL opens it with a blocking open(2), which a
+ * FIFO with no writer would hold for ever, past the deadline and past
+ * every stop signal (they are blocked outside the one wait): so it is
+ * opened here first without blocking, and only a regular file goes on.
+ * A file that is not there is refused too, unless optional says that
+ * OpenSSL only reads it where it is (SSL_CERT_FILE).
+ */
 static bool
-readable(const char *path, char *why, size_t len)
+readable(const char *path, bool optional, char *why, size_t len)
 {
-	if (path == NULL || access(path, R_OK) == 0)
+	struct stat st;
+	int fd, e;
+
+	if (path == NULL)
 		return true;
-	snprintf(why, len, "TLS: %s: %s", path, strerror(errno));
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+	    O_CLOEXEC)) == -1) {
+		if (optional && errno == ENOENT)
+			return true;
+		snprintf(why, len, "TLS: %s: %s", path, strerror(errno));
+		return false;
+	}
+	e = fstat(fd, &st) == -1 ? errno : 0;
+	close(fd);
+	if (e == 0 && S_ISREG(st.st_mode))
+		return true;
+	snprintf(why, len, "TLS: %s: %s", path, e != 0 ? strerror(e) :
+	    "not a regular file");
 	return false;
 }
 
@@ -240,6 +266,15 @@ system_cas(struct tls *t)
 	return t->lib.SSL_CTX_set_default_verify_paths(t->ctx);
 }
 
+/* SSL_CERT_FILE, which OpenSSL's default paths read, or NULL. */
+static const char *
+cert_file(void)
+{
+	const char *f = getenv("SSL_CERT_FILE");
+
+	return f != NULL && *f != '\0' ? f : NULL;
+}
+
 /* The context: TLS 1.2 or later, the CAs to trust, and our certificate. */
 static bool
 make_ctx(struct tls *t, const struct tls_files *f, char *why, size_t len)
@@ -251,8 +286,10 @@ make_ctx(struct tls *t, const struct tls_files *f, char *why, size_t len)
 		    "certificate (REDISCLI_CERT)");
 		return false;
 	}
-	if (!readable(f->cacert, why, len) || !readable(f->cert, why, len) ||
-	    !readable(f->key, why, len))
+	if (!readable(f->cacert, false, why, len) ||
+	    !readable(f->cert, false, why, len) ||
+	    !readable(f->key, false, why, len) ||
+	    (f->cacert == NULL && !readable(cert_file(), true, why, len)))
 		return false;
 	if ((t->ctx = l->SSL_CTX_new(l->TLS_client_method())) == NULL) {
 		ssl_reason(t, "", why, len);

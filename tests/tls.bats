@@ -360,3 +360,16 @@ stop_peer() {
 	run -125 --separate-stderr "$RETRY" --breaker=rediss:///api -- true
 	[ "$stderr" = "retry: invalid --breaker 'rediss:///api': expected rediss://HOST[:PORT][/DB]/NAME; try 'retry --help'" ]
 }
+
+@test "a FIFO named as a CA, a certificate or SSL_CERT_FILE is refused at once, not waited on" {
+	mkfifo "$WORK/fifo"
+	run -0 --separate-stderr timeout -s KILL 10 env \
+	    REDISCLI_CACERT="$WORK/fifo" "$RETRY" --budget="$URL/api" -- true
+	[ "$stderr" = "retry: $URL/api: TLS: $WORK/fifo: not a regular file: going on without retry budget 'api'" ]
+	run -0 --separate-stderr timeout -s KILL 10 env \
+	    REDISCLI_CERT="$WORK/fifo" "$RETRY" --budget="$URL/api" -- true
+	[ "$stderr" = "retry: $URL/api: TLS: $WORK/fifo: not a regular file: going on without retry budget 'api'" ]
+	run -0 --separate-stderr timeout -s KILL 10 env -u REDISCLI_CACERT \
+	    SSL_CERT_FILE="$WORK/fifo" "$RETRY" --budget="$URL/api" -- true
+	[ "$stderr" = "retry: $URL/api: TLS: $WORK/fifo: not a regular file: going on without retry budget 'api'" ]
+}
