@@ -35,8 +35,8 @@ start_node() {
 				return 0
 			fi
 		fi
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
 		rm -f "$BATS_FILE_TMPDIR/nodes-$i.conf"
 	done
 	cat "$BATS_FILE_TMPDIR/node-$i.log" >&2
@@ -73,7 +73,7 @@ setup_file() {
 teardown_file() {
 	local pid
 	for pid in ${NODE_PIDS-}; do
-		kill "$pid" 2>/dev/null
+		kill "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
 }

@@ -28,8 +28,8 @@ start_redis() {
 			fi
 			sleep 0.01
 		done
-		kill "$REDIS_PID" 2>/dev/null
-		wait "$REDIS_PID" 2>/dev/null
+		kill "$REDIS_PID" 2>/dev/null || true
+		wait "$REDIS_PID" 2>/dev/null || true
 	done
 	echo "cannot start redis-server:" >&2
 	cat "$BATS_FILE_TMPDIR/redis.log" >&2
@@ -49,7 +49,7 @@ setup_file() {
 
 teardown_file() {
 	if [[ -n ${REDIS_PID-} ]]; then
-		kill "$REDIS_PID" 2>/dev/null
+		kill "$REDIS_PID" 2>/dev/null || true
 		wait "$REDIS_PID" 2>/dev/null || true
 	fi
 }
@@ -206,7 +206,7 @@ teardown() {
 	local pid
 	for pid in ${PEER_PID-} ${AUTH_PID-} ${UNIX_PID-} ${GUEST_PID-} \
 	    ${DNS_PID-}; do
-		kill "$pid" 2>/dev/null
+		kill "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
 	if [[ -n ${SHORT-} ]]; then

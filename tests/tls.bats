@@ -54,7 +54,7 @@ start_tls_redis() {
 		    grep -q 'Ready to accept' "$log"; then
 			return 0
 		fi
-		wait "$TLS_PID" 2>/dev/null
+		wait "$TLS_PID" 2>/dev/null || true
 	done
 	echo "cannot start redis-server with TLS:" >&2
 	cat "$log" >&2
@@ -88,7 +88,7 @@ setup_file() {
 
 teardown_file() {
 	if [[ -n ${REDIS_PID-} ]]; then
-		kill "$REDIS_PID" 2>/dev/null
+		kill "$REDIS_PID" 2>/dev/null || true
 		wait "$REDIS_PID" 2>/dev/null || true
 	fi
 }
@@ -110,7 +110,7 @@ teardown() {
 	local pid
 	for pid in ${TLS_PID-} ${PEER_PID-}; do
 		[[ $pid == "${REDIS_PID-}" ]] && continue
-		kill "$pid" 2>/dev/null
+		kill "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
 }
