@@ -75,11 +75,12 @@ redis_start(struct guard *g, long mark, char *why, size_t len)
 		.cert = env_file("REDISCLI_CERT"),
 		.key = env_file("REDISCLI_KEY"),
 	};
+	struct redis_node node = { spec->host, spec->port,
+	    spec->tls ? &files : NULL };
 
 	g->redis = spec->port == 0 ?
 	    redis_open_unix(spec->host, g->ss, mark, why, len) :
-	    redis_open(spec->host, spec->port, spec->tls ? &files : NULL,
-	    g->ss, mark, why, len);
+	    redis_open(&node, g->ss, mark, why, len);
 	if (g->redis == NULL)
 		return false;
 	if ((pass != NULL || *spec->user != '\0') && !redis_auth(g->redis,

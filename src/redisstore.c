@@ -242,22 +242,22 @@ reach(struct redis *r, const char *host, int port, char *why, size_t len)
 }
 
 /*
- * A connection to host:port, through TLS if files is not NULL, or NULL
- * with why: see reach().
+ * A connection to the node, through TLS if its files are not NULL, or
+ * NULL with why: see reach().
  */
 struct redis *
-redis_open(const char *host, int port, const struct tls_files *files,
-    const struct sigstate *ss, long mark, char *why, size_t len)
+redis_open(const struct redis_node *node, const struct sigstate *ss,
+    long mark, char *why, size_t len)
 {
 	struct redis *r;
 
 	if ((r = redis_new(ss, mark, why, len)) == NULL)
 		return NULL;
-	if (files != NULL) {
+	if (node->files != NULL) {
 		r->use_tls = true;
-		r->files = *files;
+		r->files = *node->files;
 	}
-	if (!reach(r, host, port, why, len))
+	if (!reach(r, node->host, node->port, why, len))
 		return open_failed(r, why, why, len);
 	step_end(r);
 	return r;
@@ -659,12 +659,10 @@ redis_built_in(void)
 }
 
 struct redis *
-redis_open(const char *host, int port, const struct tls_files *files,
-    const struct sigstate *ss, long mark, char *why, size_t len)
+redis_open(const struct redis_node *node, const struct sigstate *ss,
+    long mark, char *why, size_t len)
 {
-	(void)host;
-	(void)port;
-	(void)files;
+	(void)node;
 	(void)ss;
 	(void)mark;
 	snprintf(why, len, "built without Redis support");

@@ -30,9 +30,15 @@ struct redis_call {
  */
 #define REDIS_TIMEOUT_MS	500
 bool		 redis_built_in(void);
-struct redis	*redis_open(const char *host, int port,
-		    const struct tls_files *files, const struct sigstate *ss,
-		    long mark, char *why, size_t len);
+/* A server on TCP: rediss:// if files is not NULL. */
+struct redis_node {
+	const char		*host;
+	int			 port;
+	const struct tls_files	*files;	/* the CAs, certificate and key */
+};
+struct redis	*redis_open(const struct redis_node *node,
+		    const struct sigstate *ss, long mark, char *why,
+		    size_t len);
 struct redis	*redis_open_unix(const char *path, const struct sigstate *ss,
 		    long mark, char *why, size_t len);
 bool		 redis_select(struct redis *r, int db, char *why, size_t len);
