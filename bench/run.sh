@@ -46,6 +46,10 @@ main() {
 	bench_leftover
 	bench_herd
 	bench_outage
+	# 7: the fleet's stores (issue 25): a guard's start-up cost over TLS,
+	# and the herd through redis://, rediss:// and a Redis Cluster.
+	say "7 the fleet's stores: bench/tls.sh"
+	RETRY=$RETRY bash "$BENCH/tls.sh" | tee "$RAW/fleet.md"
 	M_LOAD1=$(loadavg)
 	echo "load average at end: $M_LOAD1" >>"$RAW/machine.txt"
 	fig M_LOAD1

@@ -10,15 +10,30 @@
 # (what retry reads where /etc/ssl/certs is one) and as one bundle file
 # (what OpenSSL's default paths would read).
 #
-# Environment: RETRY=PATH (default ./retry), BENCH_TLS_RUNS (default 200).
+# Then the thundering herd of a fleet (issue 25): BENCH_FLEET_CLIENTS
+# (default 200) runs of `retry -q -n3 -b0 --budget=URL,tokens=20` fail
+# at once against the same budget, through redis://, through rediss://,
+# and through a node of a three-master Redis Cluster that does not hold
+# the budget's slot (every update follows a MOVED).  The rules allow at
+# most ceil(20 / 2) - 1 = 9 retries whatever the herd's size; the table
+# gives the attempts and the runs that warned (went on without the
+# budget), which must be 0.
+#
+# Environment: RETRY=PATH (default ./retry), BENCH_TLS_RUNS (default 200),
+# BENCH_FLEET_CLIENTS (default 200).
 set -Eeuo pipefail
 
 RETRY=${RETRY:-./retry}
 RUNS=${BENCH_TLS_RUNS:-200}
+CLIENTS=${BENCH_FLEET_CLIENTS:-200}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/retry-bench-tls.XXXXXX")
 PID=
+NODE_PIDS=()
 cleanup() {
-	[[ -n $PID ]] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	local p
+	for p in $PID "${NODE_PIDS[@]}"; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -114,3 +129,98 @@ row "rediss://, REDISCLI_CACERT = a bundle of 144" \
     "REDISCLI_CACERT=$TMP/bundle.pem" --budget="rediss://$s/b"
 row "rediss://, budget and breaker (1 CA)" "$ca" \
     --budget="rediss://$s/b" --breaker="rediss://$s/k"
+
+# start_node I: node I of a cluster on a free port: NODE_PORTS[I].
+start_node() {
+	local i=$1 j k port
+	for ((j = 0; j < 20; j++)); do
+		# The cluster's bus listens on port + 10000.
+		port=$((20000 + RANDOM % 25000))
+		redis-server --port "$port" --bind 127.0.0.1 --save '' \
+		    --appendonly no --cluster-enabled yes \
+		    --cluster-config-file "$TMP/nodes-$i.conf" --dir "$TMP" \
+		    >"$TMP/node-$i.log" 2>&1 &
+		NODE_PIDS[i]=$!
+		for ((k = 0; k < 500; k++)); do
+			grep -q 'Ready to accept' "$TMP/node-$i.log" && break
+			kill -0 "${NODE_PIDS[i]}" 2>/dev/null || break
+			sleep 0.01
+		done
+		if grep -q 'Ready to accept' "$TMP/node-$i.log"; then
+			NODE_PORTS[i]=$port
+			return 0
+		fi
+		wait "${NODE_PIDS[i]}" 2>/dev/null || true
+		rm -f "$TMP/nodes-$i.conf"
+	done
+	return 1
+}
+
+# start_cluster: three masters joined; STRANGER, the port of one that
+# does not hold the slot of retry:herd.
+start_cluster() {
+	local i p
+	NODE_PORTS=()
+	for i in 0 1 2; do
+		start_node "$i"
+	done
+	redis-cli --cluster create "127.0.0.1:${NODE_PORTS[0]}" \
+	    "127.0.0.1:${NODE_PORTS[1]}" "127.0.0.1:${NODE_PORTS[2]}" \
+	    --cluster-replicas 0 --cluster-yes >"$TMP/create.log"
+	for ((i = 0; i < 2000; i++)); do
+		redis-cli -p "${NODE_PORTS[0]}" cluster info |
+		    grep -q '^cluster_state:ok' && break
+		sleep 0.01
+	done
+	for p in "${NODE_PORTS[@]}"; do
+		if redis-cli -p "$p" get retry:herd | grep -q MOVED; then
+			STRANGER=$p
+			return 0
+		fi
+	done
+	return 1
+}
+
+# herd URL: CLIENTS runs fail at once against a budget of 20 tokens at
+# URL/herd; prints "attempts retries warned".
+herd() {
+	local i dir=$TMP/herd.$RANDOM
+	local -a pids=()
+	mkdir "$dir"
+	for ((i = 0; i < CLIENTS; i++)); do
+		# shellcheck disable=SC2016 # the inner shell expands it
+		"$RETRY" -q -n3 -b0 --budget="$1/herd,tokens=20" -- \
+		    sh -c 'echo x >>"$1"; exit 1' sh "$dir/attempts" \
+		    2>"$dir/err.$i" &
+		pids+=("$!")
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || true
+	done
+	awk -v n="$CLIENTS" -v warned="$(cat "$dir"/err.* | wc -l)" \
+	    'END { print NR, NR - n, warned }' "$dir/attempts"
+}
+
+herd_row() {
+	local name=$1 url=$2 start end
+	start=$(date +%s%N)
+	# shellcheck disable=SC2046 # three numbers, split on purpose
+	set -- $(herd "$url")
+	end=$(date +%s%N)
+	printf '| %s | %s | %s | %s | %s |\n' "$name" "$1" "$2" "$3" \
+	    "$(((end - start) / 1000000))"
+}
+
+start_cluster
+export REDISCLI_CACERT=$TMP/ca.pem
+echo
+echo "The herd: $CLIENTS runs of retry -q -n3 -b0 --budget=URL,tokens=20 at" \
+    "once, each attempt failing, load $(cut -d' ' -f1 /proc/loadavg)"
+echo
+echo "| store | attempts | retries | runs that warned | ms |"
+echo "|---|---|---|---|---|"
+herd_row "redis://" "redis://$u"
+redis-cli -p "$PORT" del retry:herd >/dev/null
+herd_row "rediss://" "rediss://$s"
+herd_row "a cluster's node without the slot (MOVED)" \
+    "redis://127.0.0.1:$STRANGER"

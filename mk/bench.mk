@@ -11,7 +11,9 @@ bench: all
 	bash bench/run.sh
 
 # make bench-tls: what a rediss:// guard costs a run, next to redis://
-# and none (bench/tls.sh; needs redis-server, openssl, valgrind).
+# and none, and the herd through redis://, rediss:// and a Redis Cluster
+# (bench/tls.sh; needs redis-server, openssl, valgrind); make bench runs
+# it last.
 bench-tls: all
 	bash bench/tls.sh
 
