@@ -78,7 +78,10 @@ giving_up() {
 	    sh "$MARK" "$got"
 	giving_up 1 "timed out, killed" "no attempts left"
 	[ ! -e "$got" ]
-	wait_markers_gone
+	# Finding the orphaned sleep is leftover tracking, the Linux build's.
+	if linux_capability; then
+		wait_markers_gone
+	fi
 }
 
 @test "-s 0 without a KILL: the attempt runs to its end, timed out: 124" {
