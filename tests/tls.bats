@@ -119,7 +119,18 @@ rcli() {
 	redis-cli --tls --cacert "$PKI/ca.pem" -p "$REDIS_PORT" "$@"
 }
 
+# localhost_first_ipv4: the test names the server as localhost, which
+# retry resolves and connects to its first address only: where that is
+# not 127.0.0.1 (a root whose /etc/hosts puts ::1 first, or has none),
+# the test is skipped with the reason.
+localhost_first_ipv4() {
+	[[ $(getent ahosts localhost | awk 'NR == 1 { print $1 }') == \
+	    127.0.0.1 ]] ||
+	    skip "localhost does not resolve to 127.0.0.1 first here"
+}
+
 @test "the budget in Redis over TLS refuses a retry as the local one does" {
+	localhost_first_ipv4
 	run -1 --separate-stderr "$RETRY" -n 5 -b 0 -j none \
 	    --budget="$URL/api,tokens=4" -- false
 	[ "${#stderr_lines[@]}" -eq 2 ]
@@ -209,6 +220,7 @@ rcli() {
 }
 
 @test "a certificate for another host name is refused, by name and by address" {
+	localhost_first_ipv4
 	start_tls_redis elsewhere
 	run -0 --separate-stderr "$RETRY" \
 	    --breaker="rediss://localhost:$TLS_PORT/job" -- touch "$WORK/ran"
@@ -331,6 +343,7 @@ stop_peer() {
 }
 
 @test "the host name goes as SNI; an address does not (RFC 6066)" {
+	localhost_first_ipv4
 	peer close tls
 	local port=${PEER_URL##*:}
 	run -0 --separate-stderr "$RETRY" \
