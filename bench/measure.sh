@@ -191,6 +191,32 @@ bench_pipe() {
 	    P_RETRY_MBS R_PIPE R_PIPE_BOUND P_STALL R_STALL
 }
 
+# --- 4a. -O against its own bound (issue 27) -----------------------------
+
+# Holding the output means writing it once and copying it once: the bound
+# is cat FILE > held, then cat held | cat, and -O reads the same FILE.
+# The two alone, side by side, so that the spools of the other pipelines
+# (two copies of PIPE_SIZE each) do not leave their dirty pages to one of
+# them; sync before each run, untimed, for the same reason.  held is left
+# from the run before, so that its O_TRUNC frees the page cache that -O
+# frees when it closes its unlinked file.
+bench_hold() {
+	local json=$RAW/hold.json
+	say "4a/6 -O: $PIPE_SIZE held, beside cat FILE > held && cat held | cat"
+	head -c "$PIPE_SIZE" /dev/zero >"$TMP/hold-src"
+	cp "$TMP/hold-src" "$TMP/hold-held"
+	HF_NAMES=(held-bound retry-O-file)
+	HF_CMDS=("cat $(q "$TMP/hold-src") >$(q "$TMP/hold-held") &&
+	    cat $(q "$TMP/hold-held") | cat >/dev/null"
+	    "$(q "$RETRY") -n1 -O -- cat $(q "$TMP/hold-src") | cat >/dev/null")
+	hf_rounds "$json" "$PIPE_RUNS" --runs 1 --prepare sync
+	rm -f "$TMP/hold-src" "$TMP/hold-held"
+	P_HELD_BOUND=$(median_of "$json" held-bound)
+	P_O_FILE=$(median_of "$json" retry-O-file)
+	R_HOLD=$(calc '%.3f' "$P_O_FILE / $P_HELD_BOUND")
+	fig P_HELD_BOUND P_O_FILE R_HOLD
+}
+
 # --- 4b. waiting for leftovers ----------------------------------------------
 
 # retry's CPU time while it clears a leftover that ignores TERM for -k,

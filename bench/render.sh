@@ -28,6 +28,7 @@ verdicts() {
 	V_SLEEP=$(verdict "$SL_MED <= 1e6 && $SL_P99 <= 5e6 && $SL_EARLY == 0")
 	V_RSS=$(verdict "$RSS_RETRY_MAX <= 2048")
 	V_PIPE=$(verdict "$R_PIPE >= 0.7 && $P_RSS <= 8192")
+	V_HOLD=$(verdict "$R_HOLD <= 1.10")
 	V_LEFTOVER=$(verdict "$LT_MAX < 50")
 	V_STATIC="not built"
 	[[ $ST_BUILT == yes ]] && V_STATIC=$(verdict \
@@ -81,6 +82,7 @@ summary_table() {
 | 3 | sleep overshoot, $SL_N sleeps | median $(ms "$SL_MED") ms, p99 $(ms "$SL_P99") ms, $SL_EARLY early (bare loop, same sleeps: $(ms "$LS_MED"), $(ms "$LS_P99") ms) | ≤ 1 ms, ≤ 5 ms, none early | $V_SLEEP |
 | 4 | peak RSS, \`retry -n1 -- true\` | $RSS_RETRY_MAX KiB (median $RSS_RETRY) | ≤ 2048 KiB | $V_RSS |
 | 4 | $PIPE_SIZE through \`retry -I -O -- cat\` | $R_PIPE × cat's throughput (bound of two spool copies: $R_PIPE_BOUND ×), $P_RSS KiB peak RSS | ≥ 0.7 ×, ≤ 8192 KiB | $V_PIPE |
+| 4 | $PIPE_SIZE file through \`retry -n1 -O -- cat FILE \| cat\` | $R_HOLD × its bound, \`cat FILE > held && cat held \| cat\` | ≤ 1.10 × | $V_HOLD |
 | 4 | CPU while clearing a TERM-proof leftover for $LEFTOVER_WAIT, $LEFTOVER_CROWD other processes | median $LT_CPU ms, max $LT_MAX ms | < 50 ms | $V_LEFTOVER |
 | 4 | $PIPE_SIZE through \`retry --retry-if-output=ERE -- cat\` | $R_MATCH_Z × the throughput of \`retry -- cat\` on zeros, $R_MATCH_T × on text lines; $M_RSS KiB peak RSS | none: reported | – |
 | 4 | $PIPE_SIZE through \`retry --stall-timeout=1m -- cat\` | $R_STALL × the throughput of \`retry -- cat\` | none: reported | – |
@@ -99,7 +101,7 @@ row() {
 
 detail_tables() {
 	local s=$RAW/startup.json l=$RAW/loop.json p=$RAW/pipe.json
-	local m=$RAW/match.json
+	local m=$RAW/match.json h=$RAW/hold.json
 	cat <<MD
 ## 1. Start-up (raw/startup.json; ms)
 
@@ -157,6 +159,13 @@ $(row '`retry -- cat`' "$p" retry-plain "$P_CAT" 1)
 $(row '`retry -I -- cat`' "$p" retry-I "$P_CAT" 1)
 $(row '`retry -O -- cat`' "$p" retry-O "$P_CAT" 1)
 $(row '`spoolfloor`' "$p" spoolfloor "$P_CAT" 1)
+
+-O against its bound, $PIPE_SIZE of zeros in a file (raw/hold.json; s):
+
+| pipeline | median | ÷ bound | fastest |
+|---|---|---|---|
+$(row '`cat FILE > held && cat held \| cat`' "$h" held-bound "$P_HELD_BOUND" 1)
+$(row '`retry -n1 -O -- cat FILE \| cat`' "$h" retry-O-file "$P_HELD_BOUND" 1)
 
 Throughput $P_CAT_MBS MiB/s (cat), $P_RETRY_MBS MiB/s (\`-I -O\`);
 peak RSS $P_RSS KiB.  Leftover wait (raw/leftover.tsv): CPU median

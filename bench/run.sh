@@ -42,6 +42,7 @@ main() {
 	bench_sleep
 	bench_rss
 	bench_pipe
+	bench_hold
 	bench_match
 	bench_leftover
 	bench_herd
