@@ -65,6 +65,14 @@ mounts_under() {
 root_prepare() {
 	local root=$1 n major minor
 	cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+	# debootstrap writes no /etc/hosts, which the installer (netcfg),
+	# Docker and systemd-nspawn all do: without one, localhost is asked
+	# of the nameserver.  The installer's loopback lines, so that the
+	# suites resolve localhost as on a real install: ::1 and 127.0.0.1,
+	# ::1 first where the host has IPv6 (RFC 6724).
+	[[ -e $root/etc/hosts ]] ||
+	    printf '%s\n' '127.0.0.1	localhost' \
+		'::1		localhost ip6-localhost ip6-loopback' >"$root/etc/hosts"
 	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 	chmod 755 "$root/usr/sbin/policy-rc.d"
 	mount -t proc proc "$root/proc"

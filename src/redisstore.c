@@ -61,6 +61,7 @@
 #define REPLY_ITEMS		64	/* elements of an array, bytes of a string */
 #define REDIRECTS_MAX		4	/* MOVED or ASK, for one update */
 #define REDIRECT_HOST_MAX	256
+#define REASON_MAX		256	/* a step's reason, as call->why holds */
 
 struct redis {
 	redisContext	*c;
@@ -217,19 +218,59 @@ start_tls(struct redis *r, const char *host, char *why, size_t len)
 }
 
 /*
- * r connected to host:port, through TLS for rediss://: true, or false
- * with why.  A host name is
- * resolved first, within the step's allowance (resolve.c): hiredis is
- * given the address, and never blocks in the resolver.
+ * r connected to addr:port, the first of left addresses still to try:
+ * true, or false with why.  Its connect has an equal share of what is
+ * left of the step's deadline, (deadline - now) / left: a refused
+ * connection ends at once and leaves the next address all it did not
+ * use, one that hangs is given up at its share, so that every address
+ * is tried with at least a 1/left part of what was left (about 250 ms
+ * each for ::1 and 127.0.0.1), and the last gets all that remains.  One
+ * connect at a time rather than RFC 8305's race: a connect to a live
+ * Redis takes one round trip, far less than any share, and one socket
+ * keeps the waits as they are.  The share bounds the connect only: TLS,
+ * AUTH and the exchanges on a connection made have the step's deadline.
  */
 static bool
-reach(struct redis *r, const char *host, int port, char *why, size_t len)
+reach_address(struct redis *r, const char *addr, int port, int left,
+    char *why, size_t len)
 {
-	char addr[RESOLVE_OUT_MAX];
+	nsec_t deadline = r->deadline, now = mono_now();
+	bool ok;
 
-	if (resolve_host(host, r->ss, r->deadline, r->mark, addr))
-		return attach(r, redisConnectNonBlock(addr, port), why, len) &&
-		    (!r->use_tls || start_tls(r, host, why, len));
+	if (left > 1 && now < deadline)
+		r->deadline = now + (deadline - now) / left;
+	ok = attach(r, redisConnectNonBlock(addr, port), why, len);
+	r->deadline = deadline;
+	if (!ok && r->c != NULL) {
+		redisFree(r->c);
+		r->c = NULL;
+	}
+	return ok;
+}
+
+/*
+ * why, when no address of host's res could be reached after tried of
+ * them: the last one's reason, with host, and how many and which was
+ * last if there were more than one.
+ */
+static void
+unreached(const char *host, const struct resolved *res, int tried,
+    char *why, size_t len)
+{
+	char last[REASON_MAX];
+
+	if (tried < 2)
+		return;
+	snprintf(last, sizeof(last), "%s", why);
+	snprintf(why, len, "%s (%d addresses, the last %s): %s", host, tried,
+	    res->addr[tried - 1], last);
+}
+
+/* why, when host could not be resolved (resolve_host()'s errno). */
+static void
+unresolved(const char *host, const struct resolved *res, char *why,
+    size_t len)
+{
 	if (errno == EINTR)
 		snprintf(why, len, "stopped");
 	else if (errno == ETIMEDOUT)
@@ -237,7 +278,39 @@ reach(struct redis *r, const char *host, int port, char *why, size_t len)
 		    REDIS_TIMEOUT_MS);
 	else
 		snprintf(why, len, "%s: %s", host, errno == EHOSTUNREACH ?
-		    addr : strerror(errno));
+		    res->why : strerror(errno));
+}
+
+/*
+ * r connected to host:port, through TLS for rediss://: true, or false
+ * with why.  A host name is resolved first, within the step's allowance
+ * (resolve.c): hiredis is given an address, and never blocks in the
+ * resolver.  Each address is tried in turn, as hiredis did, until one
+ * accepts the connection (reach_address()), within the same allowance
+ * and stop mark; a stop, or the allowance's end, ends the turn.  TLS
+ * then checks the certificate against host, the name, not the address
+ * the connection went to, and a certificate refused is the answer: the
+ * server was reached, and another address would not make it the right
+ * one.
+ */
+static bool
+reach(struct redis *r, const char *host, int port, char *why, size_t len)
+{
+	struct resolved res;
+	int i;
+
+	if (!resolve_host(host, r->ss, r->deadline, r->mark, &res)) {
+		unresolved(host, &res, why, len);
+		return false;
+	}
+	for (i = 0; i < res.n; i++) {
+		if (reach_address(r, res.addr[i], port, res.n - i, why, len))
+			return !r->use_tls || start_tls(r, host, why, len);
+		if (signals_stops() != r->mark || mono_now() >= r->deadline)
+			break;
+	}
+	if (signals_stops() == r->mark)
+		unreached(host, &res, i < res.n ? i + 1 : res.n, why, len);
 	return false;
 }
 

@@ -205,7 +205,7 @@ short_dir() {
 teardown() {
 	local pid
 	for pid in ${PEER_PID-} ${AUTH_PID-} ${UNIX_PID-} ${GUEST_PID-} \
-	    ${DNS_PID-}; do
+	    ${DNS_PID-} ${SECOND_PID-}; do
 		kill "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
@@ -404,6 +404,58 @@ in_ns() {
 	[ "$rc" -eq 143 ]
 	[ ! -e "$WORK/ran" ]
 	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
+}
+
+# --- a name with several addresses --------------------------------------
+
+# start_second_redis: a redis-server on 127.0.0.2 at TWO_PORT, the second
+# address of two_addresses's name: SECOND_PID.
+start_second_redis() {
+	local j
+	redis-server --port "$TWO_PORT" --bind 127.0.0.2 --save '' \
+	    --appendonly no --daemonize no >"$WORK/redis-second.log" 2>&1 3>&- &
+	SECOND_PID=$!
+	for ((j = 0; j < 1000; j++)); do
+		scli ping 2>/dev/null | grep -q PONG && return 0
+		sleep 0.01
+	done
+	cat "$WORK/redis-second.log" >&2
+	return 1
+}
+
+scli() {
+	redis-cli -h 127.0.0.2 -p "$TWO_PORT" "$@"
+}
+
+@test "a name whose first address refuses: the next one is tried at once" {
+	two_addresses redis.test refuse
+	start_second_redis
+	local u=redis://redis.test:$TWO_PORT
+	run -1 --separate-stderr with_hosts "$RETRY" -n 5 -b 0 -j none \
+	    --budget="$u/api,tokens=4" -- false
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/5 failed (exit 1), next in 0.000s" ]
+	giving_up "${stderr_lines[1]}" 2 "exit 1" "retry budget 'api' exhausted"
+	[ "$(scli HGET retry:api tokens)" = 2000 ]
+	# Neither answers: the warning names the name, how many addresses
+	# were tried, and the last one's reason.
+	kill "$SECOND_PID"
+	wait "$SECOND_PID" || true
+	run -0 --separate-stderr with_hosts "$RETRY" --breaker="$u/job" -- \
+	    touch "$WORK/ran"
+	[ "$stderr" = "retry: $u/job: redis.test (2 addresses, the last 127.0.0.2): Connection refused: going on without circuit breaker 'job'" ]
+	[ -e "$WORK/ran" ]
+}
+
+@test "a name whose first address hangs: the next one gets its share of the half second" {
+	two_addresses redis.test full
+	start_second_redis
+	run -0 --separate-stderr with_hosts "$RETRY" \
+	    --breaker="redis://redis.test:$TWO_PORT/job" -- touch "$WORK/ran"
+	[ -z "$stderr" ]
+	[ -e "$WORK/ran" ]
+	[ "$(scli HGET retry:job state)" = 0 ]
 }
 
 # hostile_wait MODE: the breaker's peer in MODE refuses the run with a

@@ -134,3 +134,35 @@ guest_setup() {
 		GUEST_RETRY=$GUEST_BIN/retry
 	fi
 }
+
+# two_addresses NAME MODE: NAME resolves, in a hosts file of the test's
+# own that with_hosts mounts, to 127.0.0.1 first, where helpers/guard-peer
+# in MODE (refuse or full) holds the port TWO_PORT, and to 127.0.0.2
+# second, where the test starts its server on the same port: PEER_PID.
+# glibc puts 127.0.0.1 first whatever the file's order (RFC 6724's
+# longest prefix matching the source address, 127.0.0.1); that is
+# checked, since a test whose good address came first would prove
+# nothing.
+# shellcheck disable=SC2034 # PEER_PID and TWO_PORT are for the suites
+two_addresses() {
+	local order
+	[ "$(id -u)" -eq 0 ] || needs "a private mount namespace needs root"
+	require_tool unshare
+	require_tool python3
+	"$ROOT/tests/helpers/guard-peer" "$2" "$WORK" 3>&- &
+	PEER_PID=$!
+	wait_for_file "$WORK/port"
+	TWO_PORT=$(cat "$WORK/port")
+	printf '127.0.0.1 %s\n127.0.0.2 %s\n' "$1" "$1" >"$WORK/hosts"
+	order=$( (with_hosts getent ahosts "$1") |
+	    awk '$2 == "STREAM" { printf "%s ", $1 }')
+	[ "$order" = "127.0.0.1 127.0.0.2 " ]
+}
+
+# with_hosts COMMAND...: COMMAND with the test's hosts file as
+# /etc/hosts, in a private mount namespace.  It replaces the shell it
+# runs in: call it in a subshell (run, &).
+with_hosts() {
+	exec unshare -m sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' \
+	    "$WORK/hosts" "$@"
+}
