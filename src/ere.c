@@ -18,6 +18,7 @@
 
 #include "ere.h"
 #include "ereclass.h"
+#include "erelit.h"
 #include "ereprog.h"
 #include "eresyntax.h"
 
@@ -260,6 +261,7 @@ ere_compile(const char *pattern, const char **why)
 	}
 	gen(re, t.nodes, t.root);
 	emit(re, I_MATCH, 0, 0);
+	ere_literals(&t, &re->lits);
 	free(t.nodes);
 	if (!alloc_work(re)) {
 		ere_free(re);
@@ -269,7 +271,15 @@ ere_compile(const char *pattern, const char **why)
 	find_first(re);
 	re->anchored = is_anchored(re);
 	find_prefix(re);
-	re->skips = re->anchored || re->nfirst > 0;
+	/*
+	 * An anchored ERE skips to the next newline as soon as its line
+	 * fails, which costs less than a search for its literals: on log
+	 * lines their rarest byte was in most lines ("INFO" holds the F of
+	 * "FAIL"), and on base64 lines they saved a sixth.
+	 */
+	if (re->anchored)
+		re->lits.n = 0;
+	re->skips = re->anchored || re->nfirst > 0 || re->lits.n > 0;
 	return re;
 }
 
