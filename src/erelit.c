@@ -293,7 +293,7 @@ static void
 walk(const struct walk *w, int i, int depth, struct info *out)
 {
 	const struct node *n = &w->t->nodes[i];
-	struct info *a = &w->scratch[2 * depth], *b = a + 1;
+	struct info *a = &w->scratch[2 * (size_t)depth], *b = a + 1;
 
 	if (depth == DEPTH_MAX - 1) {
 		info_any(out);
@@ -384,7 +384,7 @@ ere_literals(const struct ere_tree *tree, struct ere_lits *out)
 	int k;
 
 	out->n = 0;
-	w.scratch = malloc(2 * DEPTH_MAX * sizeof(*w.scratch));
+	w.scratch = calloc(2 * (size_t)DEPTH_MAX, sizeof(*w.scratch));
 	if (w.scratch == NULL)
 		return;
 	walk(&w, tree->root, 0, &root);
