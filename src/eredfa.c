@@ -312,6 +312,24 @@ seek_literal(struct ere *re, int k, const unsigned char *p, size_t i,
 }
 
 /*
+ * Where the line that holds p[x - 1] starts, or i if before: memrchr(),
+ * glibc's, when it is there, which takes a long line in a few passes.
+ */
+static size_t
+line_start(const unsigned char *p, size_t i, size_t x)
+{
+#if defined(_GNU_SOURCE) && defined(__GLIBC__) && !defined(RETRY_PORTABLE)
+	const unsigned char *q = memrchr(p + i, '\n', x - i);
+
+	return q != NULL ? (size_t)(q - p) + 1 : i;
+#else
+	while (x > i && p[x - 1] != '\n')
+		x--;
+	return x;
+#endif
+}
+
+/*
  * From i, in state s that has no thread alive, for an ERE whose matches
  * hold one of re->lits: where the search must look again.  At a line
  * start, the start of the next line that holds one whole, or else of the
@@ -331,11 +349,8 @@ lit_skip(struct ere *re, const struct dstate *s, const unsigned char *p,
 	for (k = 0; k < re->lits.n; k++)
 		if ((e = seek_literal(re, k, p, i, len)) < x)
 			x = e;
-	if (s->ctx == C_LINE) {
-		while (x > i && p[x - 1] != '\n')
-			x--;
-		return x;
-	}
+	if (s->ctx == C_LINE)
+		return line_start(p, i, x);
 	if (re->nextnl == SIZE_MAX || re->nextnl < i) {
 		q = memchr(p + i, '\n', len - i);
 		re->nextnl = q != NULL ? (size_t)(q - p) : len;
