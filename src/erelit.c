@@ -204,18 +204,21 @@ static void
 info_set(struct info *in, const uint32_t *set)
 {
 	unsigned char c;
-	int b;
+	int w, b;
 
 	info_any(in);
 	in->exact.n = 0;
-	for (b = 1; b < 256; b++) {
-		c = (unsigned char)b;
-		if (b != '\n' && set_has(set, b) && !ls_add(&in->exact, &c,
-		    1)) {
-			in->exact.n = ANY;
-			return;
+	/* Word by word: a wide set is seen to be wide without a byte loop. */
+	for (w = 0; w < 8; w++)
+		for (b = 32 * w; set[w] >> (b & 31) != 0 && b < 32 * w + 32;
+		    b++) {
+			c = (unsigned char)b;
+			if (b != '\0' && b != '\n' && set_has(set, b) &&
+			    !ls_add(&in->exact, &c, 1)) {
+				in->exact.n = ANY;
+				return;
+			}
 		}
-	}
 	if (in->exact.n == 0)	/* it matches nothing: say nothing */
 		in->exact.n = ANY;
 	info_exact(in);
@@ -295,10 +298,9 @@ walk(const struct walk *w, int i, int depth, struct info *out)
 	const struct node *n = &w->t->nodes[i];
 	struct info *a = &w->scratch[2 * (size_t)depth], *b = a + 1;
 
-	if (depth == DEPTH_MAX - 1) {
-		info_any(out);
+	info_any(out);
+	if (depth == DEPTH_MAX - 1)
 		return;
-	}
 	switch (n->type) {
 	case N_SET:
 		info_set(out, w->t->sets[n->a]);
@@ -318,7 +320,6 @@ walk(const struct walk *w, int i, int depth, struct info *out)
 		info_rep(out, a, n->min, n->max);
 		break;
 	default:	/* N_EMPTY, N_ASSERT: the empty string */
-		info_any(out);
 		out->exact.n = 1;
 		out->exact.len[0] = 0;
 		break;
@@ -384,7 +385,7 @@ ere_literals(const struct ere_tree *tree, struct ere_lits *out)
 	int k;
 
 	out->n = 0;
-	w.scratch = calloc(2 * (size_t)DEPTH_MAX, sizeof(*w.scratch));
+	w.scratch = malloc(2 * (size_t)DEPTH_MAX * sizeof(*w.scratch));
 	if (w.scratch == NULL)
 		return;
 	walk(&w, tree->root, 0, &root);
