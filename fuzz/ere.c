@@ -48,7 +48,8 @@ has_backref(const char *s)
  * An alternation under them is worse where an alternative can match the
  * empty string: glibc took more than a minute on "^(|<T)+{22}gg" and on
  * "(a|\\>)*{,29}..." (an assertion), so with any '|' 8 copies are the
- * most.
+ * most; and so with a ^ past the first byte, which it took more than 10
+ * seconds to compile in "(^)*{,22})}&$".
  */
 static bool
 libc_slow(const char *s)
@@ -56,7 +57,7 @@ libc_slow(const char *s)
 	unsigned long weight = 1, n, most = 64;
 	int ops = 0;
 
-	if (strchr(s, '|') != NULL)
+	if (strchr(s, '|') != NULL || strchr(s + 1, '^') != NULL)
 		most = 8;
 
 	for (; *s != '\0'; s++) {
