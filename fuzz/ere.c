@@ -57,7 +57,8 @@ libc_slow(const char *s)
 	unsigned long weight = 1, n, most = 64;
 	int ops = 0;
 
-	if (strchr(s, '|') != NULL || strchr(s + 1, '^') != NULL)
+	if (strchr(s, '|') != NULL ||
+	    (*s != '\0' && strchr(s + 1, '^') != NULL))
 		most = 8;
 
 	for (; *s != '\0'; s++) {
