@@ -4,13 +4,14 @@
  * one 64 KiB line against an ERE as plain as 'a.*b' (issue 19, item 3),
  * so retry compiles EREs itself.  eresyntax.c reads a pattern into a tree
  * (glibc's syntax and words for the errors) whose leaves are sets of bytes
- * (ereclass.c); this file owns the rest.  The tree becomes a Thompson
- * NFA, a program of at most ERE_MAX_PROG instructions (ereprog.h), which
- * eredfa.c runs as a DFA to say whether and where a line matches.  Only
- * ere_exec(), for a line that matches, runs the NFA again here, with the
- * start of each thread, to say where the leftmost match starts.  Lines
- * are matched one by one: no match crosses a newline, and ^ $ \` \' match
- * at the start and end of each line.
+ * (ereclass.c), and erelit.c finds on that tree the literals every match
+ * holds, for the search to skip to; this file owns the rest.  The tree
+ * becomes a Thompson NFA, a program of at most ERE_MAX_PROG instructions
+ * (ereprog.h), which eredfa.c runs as a DFA to say whether and where a
+ * line matches.  Only ere_exec(), for a line that matches, runs the NFA
+ * again here, with the start of each thread, to say where the leftmost
+ * match starts.  Lines are matched one by one: no match crosses a
+ * newline, and ^ $ \` \' match at the start and end of each line.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -9,9 +9,10 @@
  * only at its real start and end, and a match across the cut is found.
  * A line is matched up to its first NUL byte: from there to its newline
  * nothing is looked at.  Where no thread is alive it skips, with memchr(),
- * to a byte that can start a match or, for an ERE anchored at the line
- * start, to the next newline.  It also owns the NFA closure that ere.c's
- * Pike pass uses.
+ * to the next line that holds one of the literals every match holds
+ * (erelit.c found them), to a byte that can start a match or, for an ERE
+ * anchored at the line start, to the next newline.  It also owns the NFA
+ * closure that ere.c's Pike pass uses.
  */
 #include <stddef.h>
 #include <stdint.h>

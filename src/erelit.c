@@ -117,7 +117,8 @@ ls_cross(struct lset *out, const struct lset *a, const struct lset *b,
 			off = keep == KEEP_TAIL && n > LIT_LEN ?
 			    n - LIT_LEN : 0;
 			if ((keep == KEEP_ALL && n > LIT_LEN) ||
-			    !ls_add(out, buf + off, n > LIT_LEN ? LIT_LEN : n)) {
+			    !ls_add(out, buf + off, n > LIT_LEN ? LIT_LEN :
+			    n)) {
 				out->n = ANY;
 				return;
 			}
@@ -393,7 +394,7 @@ ere_literals(const struct ere_tree *tree, struct ere_lits *out)
 	if (root.req.n == ANY)
 		return;
 	ls_minimal(&root.req);
-	/* One-byte literals, several: the search for first bytes does as well. */
+	/* Several literals of one byte: first bytes' search does as well. */
 	if (root.req.n > 1 && ls_shortest(&root.req) < 2)
 		return;
 	out->n = root.req.n;

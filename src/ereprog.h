@@ -73,10 +73,10 @@ struct ere {
 	/* The bytes every match starts with, when there are two or more. */
 	unsigned char	 prefix[16];
 	size_t		 nprefix;
-	/* The literals every match holds one of (erelit.c): lines to wake on. */
+	/* The literals every match holds one of (erelit.c): lines to wake. */
 	struct ere_lits	 lits;
-	size_t		 litnext[LIT_MAX];	/* where each is next: this feed's */
-	size_t		 nextnl;		/* the next newline: this feed's */
+	size_t		 litnext[LIT_MAX];	/* each next: this feed's */
+	size_t		 nextnl;	/* the next newline: this feed's */
 };
 
 /* Where a stream of lines is between two pieces (see ere_feed()). */
