@@ -13,7 +13,8 @@
  * subject both agree on whether it matches and where the leftmost match
  * starts.  EREs with a newline are left out: retry refuses them before.
  * And the stream of lines retry feeds in pieces (ere_feed()) gives ere's
- * answer on each subject however it is cut in two.
+ * answer on each subject however it is cut in two, and on all of them,
+ * one a line, cut in two at a few places.
  */
 #include <regex.h>
 #include <stdbool.h>
@@ -47,7 +48,8 @@ has_backref(const char *s)
  * An alternation under them is worse where an alternative can match the
  * empty string: glibc took more than a minute on "^(|<T)+{22}gg" and on
  * "(a|\\>)*{,29}..." (an assertion), so with any '|' 8 copies are the
- * most.
+ * most; and so with a ^ past the first byte, which it took more than 10
+ * seconds to compile in "(^)*{,22})}&$".
  */
 static bool
 libc_slow(const char *s)
@@ -55,7 +57,8 @@ libc_slow(const char *s)
 	unsigned long weight = 1, n, most = 64;
 	int ops = 0;
 
-	if (strchr(s, '|') != NULL)
+	if (strchr(s, '|') != NULL ||
+	    (*s != '\0' && strchr(s + 1, '^') != NULL))
 		most = 8;
 
 	for (; *s != '\0'; s++) {
@@ -129,9 +132,32 @@ compare_stream(struct ere *re, const char *line, size_t n, bool ours)
 	ere_run_free(run);
 }
 
+/*
+ * The subjects as one stream of lines, text[0..n), cut in two at a few
+ * places: it matches where one of them does (any), the literals' search
+ * jumping between lines as it may.
+ */
 static void
+compare_lines(struct ere *re, const char *text, size_t n, bool any)
+{
+	struct ere_run *run = ere_run_new(re);
+	size_t cut, step = n / 32 + 1;
+
+	if (run == NULL)
+		abort();
+	for (cut = 0; cut <= n; cut += step)
+		if (fed(re, run, text, n, cut) != any) {
+			fprintf(stderr, "lines '%.*s' cut at %zu: stream %d, "
+			    "lines %d\n", (int)n, text, cut, !any, any);
+			fuzz_fail(__FILE__, __LINE__, "same answer on lines");
+		}
+	ere_run_free(run);
+}
+
+/* Whether the subject, its newlines taken out, matches; appended to all. */
+static bool
 compare(regex_t *libc, struct ere *re, const char *subject, size_t len,
-    bool unsure)
+    bool unsure, char *all, size_t *nall)
 {
 	char *line;
 	regmatch_t pm;
@@ -154,7 +180,11 @@ compare(regex_t *libc, struct ere *re, const char *subject, size_t len,
 		fuzz_fail(__FILE__, __LINE__, "same answer as libc");
 	}
 	compare_stream(re, line, n, ours);
+	memcpy(all + *nall, line, n);
+	*nall += n;
+	all[(*nall)++] = '\n';
 	free(line);
+	return ours;
 }
 
 int
@@ -165,7 +195,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t plen;
 	struct ere *re;
 	regex_t libc;
-	bool unsure;
+	char *all;
+	size_t nall = 0;
+	bool unsure, any = false;
 	int rc;
 
 	p = memchr(data, '\0', size);
@@ -206,13 +238,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(pattern);
 		return 0;
 	}
+	if ((all = malloc(size + 1)) == NULL)
+		abort();
 	for (p = p != NULL ? p + 1 : end; p <= end; ) {
 		const char *q = memchr(p, '\0', (size_t)(end - p));
 		size_t n = q != NULL ? (size_t)(q - p) : (size_t)(end - p);
 
-		compare(&libc, re, p, n > 128 ? 128 : n, unsure);
+		any |= compare(&libc, re, p, n > 128 ? 128 : n, unsure, all,
+		    &nall);
 		p += n + 1;
 	}
+	/* The last line has its newline: an empty line matches no more. */
+	compare_lines(re, all, nall, any);
+	free(all);
 	regfree(&libc);
 	ere_free(re);
 	free(pattern);

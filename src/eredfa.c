@@ -9,10 +9,12 @@
  * only at its real start and end, and a match across the cut is found.
  * A line is matched up to its first NUL byte: from there to its newline
  * nothing is looked at.  Where no thread is alive it skips, with memchr(),
- * to a byte that can start a match or, for an ERE anchored at the line
- * start, to the next newline.  It also owns the NFA closure that ere.c's
- * Pike pass uses.
+ * to the next line that holds one of the literals every match holds
+ * (erelit.c found them), to a byte that can start a match or, for an ERE
+ * anchored at the line start, to the next newline.  It also owns the NFA
+ * closure that ere.c's Pike pass uses.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,9 +279,91 @@ seek_bytes(struct ere *re, const unsigned char *p, size_t i, size_t len)
 }
 
 /*
+ * Where literal k of re->lits is next in p[i..len), whole; len if
+ * nowhere.  memchr() on its rarest byte (erelit.c chose it), then
+ * memcmp(); the answer is kept until the search passes it (this feed's,
+ * re->litnext).
+ */
+static size_t
+seek_literal(struct ere *re, int k, const unsigned char *p, size_t i,
+    size_t len)
+{
+	const struct ere_lits *l = &re->lits;
+	const unsigned char *q;
+	size_t n = l->len[k], r = l->rare[k], j;
+
+	if (re->litnext[k] != SIZE_MAX && re->litnext[k] >= i)
+		return re->litnext[k];
+	re->litnext[k] = len;
+	if (len - i < n)
+		return len;
+	/*
+	 * The rare byte of an occurrence that starts at i to len - n; the
+	 * first and last bytes are compared before memcmp() is called.
+	 */
+	for (j = i + r; (q = memchr(p + j, l->s[k][r], len - n + r + 1 - j)) !=
+	    NULL; j = (size_t)(q - p) + 1)
+		if (q[-(ptrdiff_t)r] == l->s[k][0] &&
+		    q[n - 1 - r] == l->s[k][n - 1] &&
+		    memcmp(q - r, l->s[k], n) == 0) {
+			re->litnext[k] = (size_t)(q - p) - r;
+			break;
+		}
+	return re->litnext[k];
+}
+
+/*
+ * Where the line that holds p[x - 1] starts, or i if before: memrchr(),
+ * glibc's, when it is there, which takes a long line in a few passes.
+ */
+static size_t
+line_start(const unsigned char *p, size_t i, size_t x)
+{
+#if defined(_GNU_SOURCE) && defined(__GLIBC__) && !defined(RETRY_PORTABLE)
+	const unsigned char *q = memrchr(p + i, '\n', x - i);
+
+	return q != NULL ? (size_t)(q - p) + 1 : i;
+#else
+	while (x > i && p[x - 1] != '\n')
+		x--;
+	return x;
+#endif
+}
+
+/*
+ * From i, in state s that has no thread alive, for an ERE whose matches
+ * hold one of re->lits: where the search must look again.  At a line
+ * start, the start of the next line that holds one whole, or else of the
+ * last line of the piece, begun and not ended, which the DFA takes byte
+ * by byte (a literal cut by the end of the piece may begin there, and
+ * the state the next piece starts in must be right); mid-line, the
+ * newline that ends the line if none is before it; else i.
+ */
+static size_t
+lit_skip(struct ere *re, const struct dstate *s, const unsigned char *p,
+    size_t i, size_t len)
+{
+	const unsigned char *q;
+	size_t x = len, e;
+	int k;
+
+	for (k = 0; k < re->lits.n; k++)
+		if ((e = seek_literal(re, k, p, i, len)) < x)
+			x = e;
+	if (s->ctx == C_LINE)
+		return line_start(p, i, x);
+	if (re->nextnl == SIZE_MAX || re->nextnl < i) {
+		q = memchr(p + i, '\n', len - i);
+		re->nextnl = q != NULL ? (size_t)(q - p) : len;
+	}
+	return re->nextnl < x ? re->nextnl : i;
+}
+
+/*
  * From i, in state s that has no thread alive, where the search must look
  * again: the next newline after a NUL or where only a line start can
- * begin a match, else the next byte that can start one (stopping at a
+ * begin a match, else the next line or byte where the literals every
+ * match holds can be, or the next byte that can start one (stopping at a
  * NUL, which ends what is matched of the line); len if none.
  */
 static size_t
@@ -289,10 +373,15 @@ dfa_skip(struct ere *re, const struct dstate *s,
 	const unsigned char *q;
 	size_t e;
 
-	if (s->ctx == C_SKIP || (re->anchored && s->ctx != C_LINE)) {
+	/* An anchored ERE has no first bytes nor literals (ere.c). */
+	if (re->anchored || s->ctx == C_SKIP) {
+		if (s->ctx == C_LINE)
+			return i;
 		q = memchr(p + i, '\n', len - i);
 		return q != NULL ? (size_t)(q - p) : len;
 	}
+	if (re->lits.n > 0 && (e = lit_skip(re, s, p, i, len)) != i)
+		return e;
 	if (re->nfirst == 0)
 		return i;
 	if (re->nprefix > 0) {
@@ -372,6 +461,9 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 	s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
 	for (i = 0; i < 4; i++)
 		re->next[i] = SIZE_MAX;
+	for (i = 0; i < LIT_MAX; i++)
+		re->litnext[i] = SIZE_MAX;
+	re->nextnl = SIZE_MAX;
 	for (i = 0; i < len; i++) {
 		if (re->st[s].skip &&
 		    (i = dfa_skip(re, &re->st[s], p, i, len)) == len)

@@ -11,6 +11,7 @@
 
 #include "ere.h"
 #include "ereclass.h"
+#include "erelit.h"
 
 #define DFA_STATES	256
 #define DFA_POOL	32768	/* program counters of all cached states */
@@ -72,6 +73,10 @@ struct ere {
 	/* The bytes every match starts with, when there are two or more. */
 	unsigned char	 prefix[16];
 	size_t		 nprefix;
+	/* The literals every match holds one of (erelit.c): lines to wake. */
+	struct ere_lits	 lits;
+	size_t		 litnext[LIT_MAX];	/* each next: this feed's */
+	size_t		 nextnl;	/* the next newline: this feed's */
 };
 
 /* Where a stream of lines is between two pieces (see ere_feed()). */

@@ -112,6 +112,34 @@ static const struct test tests[] = {
 	/* A match on the second line of a block, and at an empty line. */
 	{ "needle", "hay\nhay needle\n", 8, NULL },
 	{ "x*$", "abc", 3, NULL },
+	/*
+	 * The literals every match holds (erelit.c), which the search skips
+	 * to: at a line's start and end, before the start of the match, on
+	 * a line that does not match before one that does, past 16 bytes,
+	 * bytes of 0x80 and above; none where a branch has none.
+	 */
+	{ "timeout|refused", "refused", 0, NULL },
+	{ "(timeout|refused|reset by peer)", "connection reset by peer", 11,
+	    NULL },
+	{ "[0-9]+ (errors|failures)", "ok\nran 12 errors\n", 7, NULL },
+	{ "[0-9]+ (errors|failures)", "errors 3 failure", NO, NULL },
+	{ "[0-9]+ failures", "3 x failures\n4 failures", 13, NULL },
+	{ "(ab|cd)+e", "xabcde", 1, NULL },
+	{ "x*abc", "ab\nzzabc", 5, NULL },
+	{ "a(b|)c", "xac", 1, NULL },
+	{ "er?ror", "an eror", 3, NULL },
+	{ "[Ee]rror", "an Error", 3, NULL },
+	{ "\\bfoo\\b", "afoo\nxfoo foo", 10, NULL },
+	{ "abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxyZ\n"
+	    "abcdefghijklmnopqrstuvwxyz", 27, NULL },
+	{ "caf\xc3\xa9 (ok|bien)", "un caf\xc3\xa9\ncaf\xc3\xa9 bien", 9,
+	    NULL },
+	{ "foo|[0-9]", "bar 7\nbaz", 4, NULL },
+	{ "a|b*", "xyz", 0, NULL },
+	{ "b(timeout)?", "xb\na", 1, NULL },
+	{ "[0-9](errors)*", "7\nx", 0, NULL },
+	{ "^(timeout|refused)", "a refused\nrefused", 10, NULL },
+	{ "refused$", "refused x\nis refused", 13, NULL },
 	/* Errors, in glibc's words where glibc refuses the same. */
 	ERR("(", "Unmatched ( or \\("),
 	ERR("a(b", "Unmatched ( or \\("),
@@ -230,6 +258,33 @@ static const struct btest btests[] = {
 	B("^x*$", "", false),		/* no line at all */
 	B("^$", "a\n", false),		/* no empty line after it */
 	B("^$", "a\n\n", true),
+	/*
+	 * The literals' search: each case is also cut everywhere, so that a
+	 * literal is cut across two pieces and a line is cut before it.
+	 */
+	B("timeout", "xx\ntimeout", true),
+	B("timeout", "timeou\nt", false),
+	B("reset by peer", "a\0reset by peer", false),
+	B("reset by peer", "a\0x\nreset by peer", true),
+	B("reset by peer", "reset by peer\0x", true),
+	B("[0-9]+ errors", "1\0 errors", false),
+	B("[0-9]+ (errors|failures)", "a\nb\nc\n12 failures", true),
+	B("[0-9]+ (errors|failures)", "12 failures\n", true),
+	B("[0-9]+ (errors|failures)", "12 fail\nures", false),
+	B("[0-9]+ failures", "3 x failures\n4 failures", true),
+	B("[0-9]+ failures", "3 x failures\n4 x failures", false),
+	B("\xe9t\xe9 (ok|bien)", "\xe9t\xe9 bien", true),
+	B("\xe9t\xe9 (ok|bien)", "\xe9t\xe8 bien\n\xe9t\xe9 ok", true),
+	B("x*abc", "zzzzzzzzab\nc abc", true),
+	B("x*abc", "zzzzzzzzab\nc ab", false),
+	B("foo|[0-9]", "bar 7\nbaz", true),
+	B("[0-9]|foo", "bar 7\nbaz", true),
+	B("b(timeout)?", "xb\na", true),
+	B("^(timeout|refused)", "xtimeout\nrefused", true),
+	B("^(timeout|refused)", "xtimeout\nxrefused", false),
+	B("\\<refused", "unrefused\nrefused", true),
+	B("refused$", "refused x\nrefused", true),
+	B("(ab|cd)+e", "xx\nababcde", true),
 };
 
 /* Whether text matches, fed in pieces that end at each cut[]. */
