@@ -104,7 +104,7 @@ table_throughput() {
 
 table_line() {
 	"$CC" -O2 -D_GNU_SOURCE -I"$ROOT/src" -o "$TMP/ereline" \
-	    "$ROOT/bench/ereline.c" "$ROOT/src/ere.c" "$ROOT/src/eredfa.c" \
+	    "$ROOT/bench/ereline.c" "$ROOT/src/ere.c" "$ROOT/src/eredfa.c" "$ROOT/src/erenfa.c" \
 	    "$ROOT/src/eresyntax.c" "$ROOT/src/ereclass.c"
 	echo "| line | ERE | ms (best of 5) | |"
 	echo "|---|---|---:|---|"

@@ -270,6 +270,11 @@ ere_compile(const char *pattern, const char **why)
 	re->anchored = is_anchored(re);
 	find_prefix(re);
 	re->skips = re->anchored || re->nfirst > 0;
+	if ((re->nfa = nfa_build(re)) == NULL) {
+		ere_free(re);
+		*why = E_SPACE;
+		return NULL;
+	}
 	return re;
 }
 
@@ -295,6 +300,7 @@ ere_free(struct ere *re)
 	free(re->seen);
 	free(re->st);
 	free(re->pool);
+	nfa_free(re->nfa);
 	free(re);
 }
 

@@ -27,28 +27,6 @@ _Static_assert(DFA_POOL > ERE_MAX_PROG + 1, "DFA_POOL too small");
 #define T_UNKNOWN	(-1)	/* a transition not yet computed */
 #define T_MATCH		(-2)	/* the line matches */
 
-/* Whether an assertion holds between prev (a context) and next (-1: end). */
-static bool
-assert_holds(int kind, int prev, int next)
-{
-	bool pw = prev == C_WORD, nw = next >= 0 && ere_is_word(next);
-
-	switch (kind) {
-	case A_BOL:
-		return prev == C_LINE;
-	case A_EOL:
-		return next < 0;
-	case A_WORDB:
-		return pw != nw;
-	case A_NWORDB:
-		return pw == nw;
-	case A_WBEG:
-		return !pw && nw;
-	default:
-		return pw && !nw;
-	}
-}
-
 /*
  * Follows pc through splits, jumps and assertions that hold, appending
  * each set instruction reached and not yet marked in this generation to
@@ -102,9 +80,19 @@ ere_next_gen(struct ere *re)
 	}
 }
 
+/*
+ * The cache was full: the stream goes to the NFA for NFA_SPELL bytes,
+ * after which the DFA fills its cache again.  Filling it costs at most
+ * DFA_STATES passes over the program, a few milliseconds at its largest;
+ * the NFA takes about 10 ms for 64 KiB then (bench/results.md).
+ */
+#define NFA_SPELL	((size_t)1 << 20)
+
 static void
 dfa_flush(struct ere *re)
 {
+	if (re->nfa != NULL)
+		re->nfa_left = NFA_SPELL;
 	re->nst = 0;
 	re->npool = 0;
 	memset(re->hash, 0, sizeof(re->hash));
@@ -358,21 +346,55 @@ dfa_save(const struct ere *re, int s, struct ere_run *run)
 		    sizeof(*run->pcs));
 }
 
+enum { GO_MATCH, GO_END, GO_DFA };
+
+/*
+ * The NFA matches p[*i..len) on from the threads pcs[0..n) after a byte
+ * of context ctx: until a match, seen at *i; the end, its state kept in
+ * run; or the end of its spell, where the DFA goes on at *i in state *s.
+ */
+static int
+nfa_go(struct ere *re, struct ere_run *run, const int *pcs, int n, int ctx,
+    const unsigned char *p, size_t *i, size_t len, int *s)
+{
+	bool match, flushed = false;
+
+	nfa_load(re->nfa, pcs, n, ctx);
+	*i = nfa_run(re->nfa, p, *i, len, &match, &re->nfa_left);
+	if (match)
+		return GO_MATCH;
+	run->npcs = nfa_save(re->nfa, run->pcs, &run->ctx);
+	run->midline = p[len - 1] != '\n';
+	if (*i == len)
+		return GO_END;
+	*s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
+	return GO_DFA;
+}
+
 bool
 ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
     size_t *at)
 {
 	const unsigned char *p = (const unsigned char *)text;
+	const struct dstate *d;
 	bool flushed = false;
-	size_t i;
-	int s, t;
+	size_t i = 0, j;
+	int s = 0, t, go = GO_DFA;
 
 	if (len == 0)
 		return false;
-	s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
-	for (i = 0; i < 4; i++)
-		re->next[i] = SIZE_MAX;
-	for (i = 0; i < len; i++) {
+	if (re->nfa_left > 0)
+		go = nfa_go(re, run, run->pcs, run->npcs, run->ctx, p, &i,
+		    len, &s);
+	else
+		s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
+	if (go != GO_DFA) {
+		*at = i;
+		return go == GO_MATCH;
+	}
+	for (j = 0; j < 4; j++)
+		re->next[j] = SIZE_MAX;
+	for (; i < len; i++) {
 		if (re->st[s].skip &&
 		    (i = dfa_skip(re, &re->st[s], p, i, len)) == len)
 			break;
@@ -382,6 +404,18 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 			if (t == T_MATCH) {
 				*at = i;
 				return true;
+			}
+			if (re->nfa_left > 0) {
+				/* The cache was emptied to make state t. */
+				d = &re->st[t];
+				j = i + 1;
+				go = nfa_go(re, run, re->pool + d->pcs,
+				    d->npcs, d->ctx, p, &j, len, &t);
+				if (go != GO_DFA) {
+					*at = j;
+					return go == GO_MATCH;
+				}
+				i = j - 1;
 			}
 		}
 		s = t;

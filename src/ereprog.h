@@ -1,7 +1,9 @@
 /*
  * ereprog.h: the compiled form of an ERE, shared by ere.c, which builds
- * it and finds where a match starts, and eredfa.c, which runs the DFA
- * over a stream of lines.  No other file includes it.
+ * it and finds where a match starts, eredfa.c, which runs the DFA over a
+ * stream of lines, and erenfa.c, the bit-parallel NFA that eredfa.c
+ * hands a stream to while its cache keeps missing.  No other file
+ * includes it.
  */
 #ifndef EREPROG_H
 #define EREPROG_H
@@ -11,8 +13,12 @@
 
 #include "ere.h"
 #include "ereclass.h"
+#include "eresyntax.h"
 
+/* Fuzz builds make it smaller, so that the NFA (erenfa.c) takes over. */
+#ifndef DFA_STATES
 #define DFA_STATES	256
+#endif
 #define DFA_POOL	32768	/* program counters of all cached states */
 #define HASH_SIZE	512	/* twice DFA_STATES, a power of 2 */
 
@@ -72,6 +78,9 @@ struct ere {
 	/* The bytes every match starts with, when there are two or more. */
 	unsigned char	 prefix[16];
 	size_t		 nprefix;
+	/* The NFA (erenfa.c), and how many bytes it has yet to match. */
+	struct nfa	*nfa;
+	size_t		 nfa_left;
 };
 
 /* Where a stream of lines is between two pieces (see ere_feed()). */
@@ -89,8 +98,47 @@ ere_is_word(int c)
 	    (c >= 'a' && c <= 'z') || c == '_';
 }
 
+/* Whether an assertion holds between prev (a context) and next (-1: end). */
+static inline bool
+assert_holds(int kind, int prev, int next)
+{
+	bool pw = prev == C_WORD, nw = next >= 0 && ere_is_word(next);
+
+	switch (kind) {
+	case A_BOL:
+		return prev == C_LINE;
+	case A_EOL:
+		return next < 0;
+	case A_WORDB:
+		return pw != nw;
+	case A_NWORDB:
+		return pw == nw;
+	case A_WBEG:
+		return !pw && nw;
+	default:
+		return pw && !nw;
+	}
+}
+
 bool	ere_closure(struct ere *re, int pc, int prev, int next, int *n,
 	    size_t start);
 void	ere_next_gen(struct ere *re);
+
+/*
+ * erenfa.c.  nfa_build() returns NULL when memory is exhausted; nfa_cost()
+ * is the most 64-bit words one byte's step can cost.  A state is given
+ * and taken as the DFA's: the pcs after the consumers that took the last
+ * byte, ascending, and that byte's context.  nfa_run() matches p[i..len)
+ * but at most *left bytes, which it counts down: where it stopped, and in
+ * *match whether that is where a match is seen.
+ */
+struct nfa;
+struct nfa	*nfa_build(const struct ere *re);
+size_t		 nfa_cost(const struct nfa *nf);
+void		 nfa_free(struct nfa *nf);
+void		 nfa_load(struct nfa *nf, const int *pcs, int n, int ctx);
+int		 nfa_save(const struct nfa *nf, int *pcs, int *ctx);
+size_t		 nfa_run(struct nfa *nf, const unsigned char *p, size_t i,
+		    size_t len, bool *match, size_t *left);
 
 #endif /* EREPROG_H */

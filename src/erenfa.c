@@ -1,0 +1,681 @@
+/*
+ * erenfa.c: the bit-parallel NFA that matches a line when the DFA's cache
+ * keeps missing (eredfa.c hands a stream over to it, and back).  Each of
+ * the K byte consumers of the program (its I_SET instructions, in program
+ * order) is a bit; the state is the set of consumers that took the last
+ * byte.  A byte's step ORs three things: the start set, the state shifted
+ * by one (a consumer followed by the next, as in a chain like [ab]{4085}),
+ * and, for the few consumers whose follow set is more than that, a far
+ * set: a bit range shared by all consumers whose far set ends at the same
+ * consumer (a{1,1000}b: the 1000 that can go on to the b), or a bitset
+ * shared by all with the same far set.  Then it keeps what the byte's
+ * accept set lets through.  Assertions: ^ holds only where the start set
+ * is taken at a line start, $ only at a line's end, so one set of tables
+ * serves; with \b \B \< \> the tables are made for each pair of word or
+ * non-word bytes around the position.  It is built with the program, its
+ * memory bounded by K (about 200 KiB at K = 4096 with word assertions,
+ * half without), and it says what a byte can cost at worst, so that
+ * ere.c can refuse an ERE neither the DFA nor it can match fast.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ere.h"
+#include "ereprog.h"
+#include "eresyntax.h"
+
+#define V_MAX		4	/* variants: previous byte word?, next word? */
+#define N_END		2	/* the "next" of a line's end */
+
+/* What a consumer can go on to besides its successor. */
+struct far {
+	int	 lo, hi;	/* the consumers [lo, hi) */
+	int	 off;		/* a bitset's words [lo, hi) at off, or -1 */
+};
+
+/* The consumers of one word of the state that share a far set. */
+struct wfar {
+	uint64_t mask;
+	int	 far;
+};
+
+struct nfa {
+	int		 k, w;		/* consumers, 64-bit words */
+	int		 nvar;		/* 1, or V_MAX with word assertions */
+	bool		 anchored;
+	int		*kpc;		/* the pc of each consumer */
+	int		*kof;		/* the consumer at a pc, or -1 */
+	uint64_t	*accept;	/* 256 sets */
+	uint64_t	*shift;		/* per variant: k goes on to k + 1 */
+	uint64_t	*special;	/* per variant: k has a far set */
+	uint64_t	*matchm;	/* per variant: MATCH follows k */
+	uint64_t	*matchend;	/* [previous byte word?] */
+	uint64_t	*start;		/* [ctx][next: other, word] */
+	bool		 startmatch[3][3];	/* [ctx][other, word, end] */
+	int		*farof;		/* per variant, per consumer: build */
+	struct wfar	*wfar;
+	int		*wstart;	/* per variant and word: its wfar */
+	struct far	*far;
+	int		 nfar, capfar;
+	uint64_t	*pool;
+	size_t		 npool, cappool;
+	size_t		 cost;		/* words a byte may cost at worst */
+	/* The state, and the work space of a step. */
+	uint64_t	*s, *d;
+	int		 ctx;
+	bool		 empty;
+	unsigned	*stamp;		/* per far set and per end consumer */
+	int		*minlo;
+	int		*touched;
+	unsigned	 gen;
+	/* The work space of the build. */
+	unsigned	*mark;
+	unsigned	 mgen;
+	int		*stack, *list;
+	int		*hash;		/* far sets that are bitsets, + 1 */
+	size_t		 nhash, slot;
+};
+
+/*
+ * The consumers reached from pc through splits, jumps and the assertions
+ * that hold between prev and next, in nf->list; whether MATCH is.
+ */
+static bool
+reach(const struct ere *re, struct nfa *nf, int pc, int prev, int next,
+    int *n)
+{
+	const struct inst *in;
+	bool match = false;
+	int sp = 0;
+
+	if (++nf->mgen == 0) {
+		memset(nf->mark, 0, (size_t)re->nprog * sizeof(*nf->mark));
+		nf->mgen = 1;
+	}
+	*n = 0;
+	nf->stack[sp++] = pc;
+	while (sp > 0) {
+		pc = nf->stack[--sp];
+		if (nf->mark[pc] == nf->mgen)
+			continue;
+		nf->mark[pc] = nf->mgen;
+		in = &re->prog[pc];
+		if (in->op == I_SET)
+			nf->list[(*n)++] = nf->kof[pc];
+		else if (in->op == I_MATCH)
+			match = true;
+		else if (in->op == I_JMP)
+			nf->stack[sp++] = in->x;
+		else if (in->op == I_SPLIT) {
+			nf->stack[sp++] = in->y;
+			nf->stack[sp++] = in->x;
+		} else if (assert_holds(in->kind, prev, next))
+			nf->stack[sp++] = pc + 1;
+	}
+	return match;
+}
+
+static void
+bit_set(uint64_t *b, int k)
+{
+	b[k >> 6] |= (uint64_t)1 << (k & 63);
+}
+
+/*
+ * An equal far set among those made: f, a range, or a bitset whose words
+ * are at the end of the pool; else -1, its slot in the hash table kept in
+ * nf->slot.
+ */
+static int
+far_find(struct nfa *nf, const struct far *f)
+{
+	const uint64_t *b = nf->pool + nf->npool;
+	size_t len = f->off < 0 ? 0 : (size_t)(f->hi - f->lo), i;
+	uint64_t h = ((uint64_t)f->lo << 32 | (uint64_t)f->hi) *
+	    0x9e3779b97f4a7c15U;
+	const struct far *g;
+	int j;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3U;
+	for (i = (size_t)(h >> 20) & (nf->nhash - 1); (j = nf->hash[i]) != 0;
+	    i = (i + 1) & (nf->nhash - 1)) {
+		g = &nf->far[j - 1];
+		if (g->lo == f->lo && g->hi == f->hi && (g->off < 0) ==
+		    (f->off < 0) && (len == 0 || memcmp(nf->pool + g->off, b,
+		    len * sizeof(*b)) == 0))
+			return j - 1;
+	}
+	nf->slot = i;
+	return -1;
+}
+
+/* The far set of nf->list[0..n) less skip, as a new or an equal one. */
+static int
+far_add(struct nfa *nf, int n, int skip)
+{
+	struct far f = { INT32_MAX, -1, -1 };
+	int i, m = 0, k, wlo, whi;
+	size_t len;
+
+	for (i = 0; i < n; i++)
+		if ((k = nf->list[i]) != skip) {
+			f.lo = k < f.lo ? k : f.lo;
+			f.hi = k + 1 > f.hi ? k + 1 : f.hi;
+			m++;
+		}
+	if (m == 0)
+		return -1;
+	if (m < f.hi - f.lo) {
+		/* Not a range: a bitset, its words from lo's to hi's. */
+		wlo = f.lo >> 6;
+		whi = ((f.hi - 1) >> 6) + 1;
+		len = (size_t)(whi - wlo);
+		if (nf->npool + len > nf->cappool) {
+			size_t cap = 2 * nf->cappool + len;
+			uint64_t *p = realloc(nf->pool, cap * sizeof(*p));
+
+			if (p == NULL)
+				return -2;
+			nf->pool = p;
+			nf->cappool = cap;
+		}
+		memset(nf->pool + nf->npool, 0, len * sizeof(*nf->pool));
+		for (i = 0; i < n; i++)
+			if ((k = nf->list[i]) != skip)
+				bit_set(nf->pool + nf->npool, k - (wlo << 6));
+		f = (struct far){ wlo, whi, (int)nf->npool };
+	}
+	if ((i = far_find(nf, &f)) >= 0)
+		return i;
+	if (f.off >= 0)
+		nf->npool += (size_t)(f.hi - f.lo);
+	if (nf->nfar == nf->capfar) {
+		int cap = 2 * nf->capfar + 16;
+		struct far *p = realloc(nf->far, (size_t)cap * sizeof(*p));
+
+		if (p == NULL)
+			return -2;
+		nf->far = p;
+		nf->capfar = cap;
+	}
+	nf->hash[nf->slot] = nf->nfar + 1;
+	nf->far[nf->nfar] = f;
+	return nf->nfar++;
+}
+
+/* The contexts of variant v: the previous byte's, a next byte. */
+static void
+variant_ctx(const struct nfa *nf, int v, int *prev, int *next)
+{
+	if (nf->nvar == 1)
+		v = 0;
+	*prev = v >> 1 ? C_WORD : C_OTHER;
+	*next = v & 1 ? 'a' : ' ';
+}
+
+/* What follows consumer k in variant v: shift, far set, MATCH. */
+static bool
+follow(const struct ere *re, struct nfa *nf, int v, int k)
+{
+	uint64_t *sh = nf->shift + (size_t)v * (size_t)nf->w;
+	int prev, next, n, i, f, skip = -1;
+
+	variant_ctx(nf, v, &prev, &next);
+	if (reach(re, nf, nf->kpc[k] + 1, prev, next, &n))
+		bit_set(nf->matchm + (size_t)v * (size_t)nf->w, k);
+	for (i = 0; i < n; i++)
+		if (nf->list[i] == k + 1) {
+			bit_set(sh, k);
+			skip = k + 1;
+		}
+	if ((f = far_add(nf, n, skip)) == -2)
+		return false;
+	nf->farof[(size_t)v * (size_t)nf->k + (size_t)k] = f;
+	if (f >= 0)
+		bit_set(nf->special + (size_t)v * (size_t)nf->w, k);
+	return true;
+}
+
+/* The start sets and whether MATCH is at the start, in every context. */
+static void
+starts(const struct ere *re, struct nfa *nf)
+{
+	static const int nexts[3] = { ' ', 'a', -1 };
+	uint64_t *b;
+	int ctx, x, n, i;
+
+	for (ctx = C_LINE; ctx <= C_OTHER; ctx++)
+		for (x = 0; x < 3; x++) {
+			nf->startmatch[ctx][x] = reach(re, nf, 0, ctx,
+			    nexts[x], &n);
+			if (x == N_END)
+				continue;
+			b = nf->start + (size_t)(ctx * 2 + x) * (size_t)nf->w;
+			for (i = 0; i < n; i++)
+				bit_set(b, nf->list[i]);
+		}
+	for (x = 0; x < 2; x++)
+		for (i = 0; i < nf->k; i++)
+			if (reach(re, nf, nf->kpc[i] + 1, x ? C_WORD : C_OTHER,
+			    -1, &n))
+				bit_set(nf->matchend + (size_t)x *
+				    (size_t)nf->w, i);
+}
+
+/* The most words a byte's step can cost in variant v. */
+static size_t
+variant_cost(struct nfa *nf, int v)
+{
+	const int *farof = nf->farof + (size_t)v * (size_t)nf->k;
+	size_t cost = 5 * (size_t)nf->w;
+	const struct far *f;
+	int k, h;
+
+	for (h = 0; h <= nf->k; h++)
+		nf->minlo[h] = INT32_MAX;
+	nf->gen++;
+	for (k = 0; k < nf->k; k++) {
+		if (farof[k] < 0)
+			continue;
+		f = &nf->far[farof[k]];
+		if (f->off < 0)
+			nf->minlo[f->hi] = f->lo < nf->minlo[f->hi] ? f->lo :
+			    nf->minlo[f->hi];
+		else if (nf->stamp[farof[k]] != nf->gen) {
+			nf->stamp[farof[k]] = nf->gen;
+			cost += (size_t)(f->hi - f->lo);
+		}
+	}
+	for (h = 0; h <= nf->k; h++)
+		if (nf->minlo[h] != INT32_MAX)
+			cost += (size_t)((h - 1) / 64 - nf->minlo[h] / 64 + 1);
+	return cost + (size_t)(nf->wstart[(v + 1) * nf->w] -
+	    nf->wstart[v * nf->w]) / 2;
+}
+
+/*
+ * For each word of the state in each variant, its consumers with a far
+ * set, grouped by far set, so that a step looks at each group once.
+ */
+static bool
+word_groups(struct nfa *nf)
+{
+	size_t n = 0, v, w, i, b, first;
+	const int *farof;
+	int f;
+
+	nf->wstart = malloc(((size_t)nf->nvar * (size_t)nf->w + 1) *
+	    sizeof(*nf->wstart));
+	nf->wfar = malloc(((size_t)nf->nvar * (size_t)nf->k + 1) *
+	    sizeof(*nf->wfar));
+	if (nf->wstart == NULL || nf->wfar == NULL)
+		return false;
+	for (v = 0; v < (size_t)nf->nvar; v++) {
+		farof = nf->farof + v * (size_t)nf->k;
+		for (w = 0; w < (size_t)nf->w; w++) {
+			nf->wstart[v * (size_t)nf->w + w] = (int)n;
+			first = n;
+			for (b = 0; b < 64 && w * 64 + b < (size_t)nf->k; b++) {
+				if ((f = farof[w * 64 + b]) < 0)
+					continue;
+				for (i = first; i < n && nf->wfar[i].far != f;
+				    i++)
+					continue;
+				if (i == n)
+					nf->wfar[n++] = (struct wfar){ 0, f };
+				nf->wfar[i].mask |= (uint64_t)1 << b;
+			}
+		}
+	}
+	nf->wstart[(size_t)nf->nvar * (size_t)nf->w] = (int)n;
+	return true;
+}
+
+static bool
+nfa_alloc(struct nfa *nf, int nprog)
+{
+	size_t w = (size_t)nf->w, k = (size_t)nf->k, v = (size_t)nf->nvar;
+
+	nf->kpc = malloc((k + 1) * sizeof(*nf->kpc));
+	nf->kof = malloc((size_t)nprog * sizeof(*nf->kof));
+	nf->accept = calloc(256 * w, sizeof(uint64_t));
+	nf->shift = calloc(v * w, sizeof(uint64_t));
+	nf->special = calloc(v * w, sizeof(uint64_t));
+	nf->matchm = calloc(v * w, sizeof(uint64_t));
+	nf->matchend = calloc(2 * w, sizeof(uint64_t));
+	nf->start = calloc(6 * w, sizeof(uint64_t));
+	nf->farof = malloc(v * k * sizeof(*nf->farof));
+	nf->s = calloc(w, sizeof(uint64_t));
+	nf->d = calloc(w, sizeof(uint64_t));
+	nf->minlo = malloc((k + 1) * sizeof(*nf->minlo));
+	nf->touched = malloc((k + 1) * sizeof(*nf->touched));
+	nf->mark = calloc((size_t)nprog, sizeof(*nf->mark));
+	nf->stack = malloc((2 * (size_t)nprog + 2) * sizeof(*nf->stack));
+	nf->list = malloc((size_t)nprog * sizeof(*nf->list));
+	for (nf->nhash = 16; nf->nhash < 2 * v * k; nf->nhash *= 2)
+		continue;
+	nf->hash = calloc(nf->nhash, sizeof(*nf->hash));
+	return nf->kpc != NULL && nf->kof != NULL && nf->accept != NULL &&
+	    nf->shift != NULL && nf->special != NULL && nf->matchm != NULL &&
+	    nf->matchend != NULL && nf->start != NULL && nf->farof != NULL &&
+	    nf->s != NULL && nf->d != NULL && nf->minlo != NULL &&
+	    nf->touched != NULL && nf->mark != NULL && nf->stack != NULL &&
+	    nf->list != NULL && nf->hash != NULL;
+}
+
+/* Numbers the consumers and fills their accept sets. */
+static void
+consumers(const struct ere *re, struct nfa *nf)
+{
+	int pc, c, k = 0;
+
+	for (pc = 0; pc < re->nprog; pc++) {
+		nf->kof[pc] = -1;
+		if (re->prog[pc].op != I_SET)
+			continue;
+		nf->kof[pc] = k;
+		nf->kpc[k] = pc;
+		for (c = 0; c < 256; c++)
+			if (set_has(re->sets[re->prog[pc].x], c))
+				bit_set(nf->accept + (size_t)c *
+				    (size_t)nf->w, k);
+		k++;
+	}
+}
+
+/* Whether the program has an assertion on words. */
+static bool
+has_word_assert(const struct ere *re)
+{
+	int pc;
+
+	for (pc = 0; pc < re->nprog; pc++)
+		if (re->prog[pc].op == I_ASSERT && re->prog[pc].kind !=
+		    A_BOL && re->prog[pc].kind != A_EOL)
+			return true;
+	return false;
+}
+
+/* The work space of the build, not needed after it. */
+static void
+build_free(struct nfa *nf)
+{
+	free(nf->mark);
+	free(nf->stack);
+	free(nf->list);
+	free(nf->hash);
+	nf->mark = NULL;
+	nf->stack = nf->list = nf->hash = NULL;
+}
+
+void
+nfa_free(struct nfa *nf)
+{
+	if (nf == NULL)
+		return;
+	build_free(nf);
+	free(nf->kpc);
+	free(nf->kof);
+	free(nf->accept);
+	free(nf->shift);
+	free(nf->special);
+	free(nf->matchm);
+	free(nf->matchend);
+	free(nf->start);
+	free(nf->farof);
+	free(nf->wfar);
+	free(nf->wstart);
+	free(nf->far);
+	free(nf->pool);
+	free(nf->s);
+	free(nf->d);
+	free(nf->stamp);
+	free(nf->minlo);
+	free(nf->touched);
+	free(nf);
+}
+
+struct nfa *
+nfa_build(const struct ere *re)
+{
+	struct nfa *nf;
+	int pc, v, k = 0;
+	size_t cost;
+
+	if ((nf = calloc(1, sizeof(*nf))) == NULL)
+		return NULL;
+	for (pc = 0; pc < re->nprog; pc++)
+		k += re->prog[pc].op == I_SET;
+	nf->k = k;
+	nf->w = k / 64 + 1;
+	nf->nvar = has_word_assert(re) ? V_MAX : 1;
+	nf->anchored = re->anchored;
+	if (!nfa_alloc(nf, re->nprog)) {
+		nfa_free(nf);
+		return NULL;
+	}
+	consumers(re, nf);
+	starts(re, nf);
+	for (v = 0; v < nf->nvar; v++)
+		for (k = 0; k < nf->k; k++)
+			if (!follow(re, nf, v, k)) {
+				nfa_free(nf);
+				return NULL;
+			}
+	build_free(nf);
+	if (!word_groups(nf) || (nf->stamp = calloc((size_t)(nf->nfar + nf->k + 1),
+	    sizeof(*nf->stamp))) == NULL) {
+		nfa_free(nf);
+		return NULL;
+	}
+	for (v = 0; v < nf->nvar; v++)
+		if ((cost = variant_cost(nf, v)) > nf->cost)
+			nf->cost = cost;
+	free(nf->farof);
+	nf->farof = NULL;
+	nf->ctx = C_LINE;
+	nf->empty = true;
+	return nf;
+}
+
+size_t
+nfa_cost(const struct nfa *nf)
+{
+	return nf->cost;
+}
+
+void
+nfa_load(struct nfa *nf, const int *pcs, int n, int ctx)
+{
+	int i;
+
+	memset(nf->s, 0, (size_t)nf->w * sizeof(*nf->s));
+	for (i = 0; i < n; i++)
+		bit_set(nf->s, nf->kof[pcs[i] - 1]);
+	nf->ctx = ctx;
+	nf->empty = n == 0;
+}
+
+int
+nfa_save(const struct nfa *nf, int *pcs, int *ctx)
+{
+	uint64_t x;
+	int w, n = 0;
+
+	for (w = 0; w < nf->w; w++)
+		for (x = nf->s[w]; x != 0; x &= x - 1)
+			pcs[n++] = nf->kpc[w * 64 + __builtin_ctzll(x)] + 1;
+	*ctx = nf->ctx;
+	return n;
+}
+
+/* Whether the state matches where its line ends. */
+static bool
+matches_at_end(const struct nfa *nf)
+{
+	const uint64_t *m = nf->matchend + (size_t)(nf->ctx == C_WORD) *
+	    (size_t)nf->w;
+	int w;
+
+	if (nf->startmatch[nf->ctx][N_END])
+		return true;
+	for (w = 0; w < nf->w && !nf->empty; w++)
+		if (nf->s[w] & m[w])
+			return true;
+	return false;
+}
+
+/* Whether the state matches before a byte that is a word byte or not. */
+static bool
+matches_before(const struct nfa *nf, int v, int nw)
+{
+	const uint64_t *m = nf->matchm + (size_t)v * (size_t)nf->w;
+	int w;
+
+	if (nf->startmatch[nf->ctx][nw])
+		return true;
+	for (w = 0; w < nf->w && !nf->empty; w++)
+		if (nf->s[w] & m[w])
+			return true;
+	return false;
+}
+
+/* Sets the bits [lo, hi) of b. */
+static void
+set_range(uint64_t *b, int lo, int hi)
+{
+	int wl = lo >> 6, wh = (hi - 1) >> 6, w;
+	uint64_t ml = ~(uint64_t)0 << (lo & 63);
+	uint64_t mh = ~(uint64_t)0 >> (63 - ((hi - 1) & 63));
+
+	if (wl == wh) {
+		b[wl] |= ml & mh;
+		return;
+	}
+	b[wl] |= ml;
+	for (w = wl + 1; w < wh; w++)
+		b[w] = ~(uint64_t)0;
+	b[wh] |= mh;
+}
+
+/*
+ * ORs into d the far sets of the consumers of the state that have one:
+ * each bitset once, each run of ranges that end alike once.
+ */
+static void
+step_far(struct nfa *nf, int v, uint64_t *d)
+{
+	const uint64_t *sp = nf->special + (size_t)v * (size_t)nf->w;
+	const int *ws = nf->wstart + (size_t)v * (size_t)nf->w;
+	const struct wfar *wf;
+	const struct far *f;
+	unsigned *hstamp = nf->stamp + nf->nfar;
+	uint64_t x;
+	int w, i, nt = 0;
+
+	if (++nf->gen == 0) {
+		memset(nf->stamp, 0, (size_t)(nf->nfar + nf->k + 1) *
+		    sizeof(*nf->stamp));
+		nf->gen = 1;
+	}
+	for (w = 0; w < nf->w; w++) {
+		if ((x = nf->s[w] & sp[w]) == 0)
+			continue;
+		for (wf = nf->wfar + ws[w]; wf < nf->wfar + ws[w + 1]; wf++) {
+			if ((x & wf->mask) == 0)
+				continue;
+			f = &nf->far[wf->far];
+			if (f->off < 0) {
+				if (hstamp[f->hi] != nf->gen) {
+					hstamp[f->hi] = nf->gen;
+					nf->minlo[f->hi] = f->lo;
+					nf->touched[nt++] = f->hi;
+				} else if (f->lo < nf->minlo[f->hi])
+					nf->minlo[f->hi] = f->lo;
+			} else if (nf->stamp[wf->far] != nf->gen) {
+				nf->stamp[wf->far] = nf->gen;
+				for (i = f->lo; i < f->hi; i++)
+					d[i] |= nf->pool[f->off + i - f->lo];
+			}
+		}
+	}
+	for (i = 0; i < nt; i++)
+		set_range(d, nf->minlo[nf->touched[i]], nf->touched[i]);
+}
+
+/*
+ * The step over byte c, not a newline nor a NUL: whether the line
+ * matches before c (the state is then left as it was).
+ */
+static bool
+step(struct nfa *nf, int c)
+{
+	int nw = ere_is_word(c), v, w;
+	const uint64_t *sh, *st, *a = nf->accept + (size_t)c * (size_t)nf->w;
+	uint64_t x, carry = 0, any = 0, *d = nf->d, *s = nf->s;
+
+	v = nf->nvar == 1 ? 0 : (nf->ctx == C_WORD) * 2 + nw;
+	if (matches_before(nf, v, nw))
+		return true;
+	sh = nf->shift + (size_t)v * (size_t)nf->w;
+	st = nf->start + (size_t)(nf->ctx * 2 + nw) * (size_t)nf->w;
+	for (w = 0; w < nf->w; w++) {
+		x = s[w] & sh[w];
+		d[w] = st[w] | x << 1 | carry;
+		carry = x >> 63;
+	}
+	if (!nf->empty)
+		step_far(nf, v, d);
+	for (w = 0; w < nf->w; w++) {
+		s[w] = d[w] & a[w];
+		any |= s[w];
+	}
+	nf->empty = any == 0;
+	nf->ctx = nw ? C_WORD : C_OTHER;
+	return false;
+}
+
+/* A newline or a NUL: whether the line matches there. */
+static bool
+step_end(struct nfa *nf, int c)
+{
+	if (matches_at_end(nf))
+		return true;
+	memset(nf->s, 0, (size_t)nf->w * sizeof(*nf->s));
+	nf->empty = true;
+	nf->ctx = c == '\n' ? C_LINE : C_SKIP;
+	return false;
+}
+
+size_t
+nfa_run(struct nfa *nf, const unsigned char *p, size_t i, size_t len,
+    bool *match, size_t *left)
+{
+	size_t end = len - i > *left ? i + *left : len, from = i;
+	const unsigned char *q;
+
+	*match = false;
+	for (; i < end; i++) {
+		if (nf->ctx == C_SKIP ||
+		    (nf->empty && nf->anchored && nf->ctx != C_LINE)) {
+			if ((q = memchr(p + i, '\n', end - i)) == NULL) {
+				i = end;
+				break;
+			}
+			i = (size_t)(q - p);
+			if (nf->ctx == C_SKIP) {
+				nf->ctx = C_LINE;
+				continue;
+			}
+		}
+		if (p[i] == '\n' || p[i] == '\0' ? step_end(nf, p[i]) :
+		    step(nf, p[i])) {
+			*match = true;
+			break;
+		}
+	}
+	*left -= i - from;
+	return i;
+}
