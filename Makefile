@@ -152,10 +152,18 @@ tests/helpers/ere-test: $(ERE_SRCS) src/ere.h src/eresyntax.h src/ereclass.h \
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -Isrc -o tests/helpers/ere-test \
 	    $(ERE_SRCS) $(LDFLAGS)
 
+# The same, its DFA cut to 2 states so that the NFA (src/erenfa.c) takes
+# every stream over as soon as it can.
+tests/helpers/ere-test-nfa: $(ERE_SRCS) src/ere.h src/eresyntax.h \
+	    src/ereclass.h src/ereprog.h
+	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_TEST_NFA -Isrc \
+	    -o tests/helpers/ere-test-nfa $(ERE_SRCS) $(LDFLAGS)
+
 # The programs the suite runs besides retry: every target that runs the
 # whole suite builds them all.
 TEST_HELPERS = tests/helpers/wstatus tests/helpers/zombie-leader \
-	       tests/helpers/guard-rules tests/helpers/ere-test
+	       tests/helpers/guard-rules tests/helpers/ere-test \
+	       tests/helpers/ere-test-nfa
 test-helpers: $(TEST_HELPERS)
 
 # The set-up commands: they install what is missing, then build.

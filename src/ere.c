@@ -22,6 +22,7 @@
 #include "eresyntax.h"
 
 static const char E_SPACE[] = "Memory exhausted";	/* eresyntax.c's too */
+static const char E_COMPLEX[] = "too complex";		/* and this one */
 
 /* ---- code generation --------------------------------------------------- */
 
@@ -273,6 +274,13 @@ ere_compile(const char *pattern, const char **why)
 	if ((re->nfa = nfa_build(re)) == NULL) {
 		ere_free(re);
 		*why = E_SPACE;
+		return NULL;
+	}
+	/* Neither the DFA nor the NFA could be fast on every line. */
+	if (nfa_cost(re->nfa) > ERE_MAX_COST &&
+	    MISS_COST(re->nprog) > ERE_MAX_COST) {
+		ere_free(re);
+		*why = E_COMPLEX;
 		return NULL;
 	}
 	return re;

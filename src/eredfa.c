@@ -81,18 +81,18 @@ ere_next_gen(struct ere *re)
 }
 
 /*
- * The cache was full: the stream goes to the NFA for NFA_SPELL bytes,
- * after which the DFA fills its cache again.  Filling it costs at most
- * DFA_STATES passes over the program, a few milliseconds at its largest;
- * the NFA takes about 10 ms for 64 KiB then (bench/results.md).
+ * When the cache was full, the stream goes to the NFA if that is cheaper
+ * than the DFA has been (nfa_worth()), for a spell of 8 times the work
+ * of filling the cache again, after which the DFA fills it again: at
+ * worst an eighth more work than the NFA alone, and the DFA has its turn
+ * back soon where it was warm (MISS_COST() in ereprog.h).
  */
-#define NFA_SPELL	((size_t)1 << 20)
+#define NFA_SPELL_MIN		4096
 
 static void
 dfa_flush(struct ere *re)
 {
-	if (re->nfa != NULL)
-		re->nfa_left = NFA_SPELL;
+	re->flushed = true;
 	re->nst = 0;
 	re->npool = 0;
 	memset(re->hash, 0, sizeof(re->hash));
@@ -346,6 +346,28 @@ dfa_save(const struct ere *re, int s, struct ere_run *run)
 		    sizeof(*run->pcs));
 }
 
+/*
+ * The cache has just been emptied, at the pos'th byte fed: whether the
+ * NFA is to take the stream over, the DFA having made DFA_STATES states
+ * since it was last emptied in too few bytes for that to be cheaper.
+ */
+static bool
+nfa_worth(struct ere *re, size_t pos)
+{
+	double refill = DFA_STATES * MISS_COST(re->nprog);
+	size_t bytes = pos - re->flush_pos;
+
+	re->flushed = false;
+	re->flush_pos = pos;
+	if (re->nfa == NULL || (!NFA_ALWAYS && refill <= (double)bytes *
+	    (double)nfa_cost(re->nfa)))
+		return false;
+	re->nfa_left = (size_t)(8 * refill / (double)nfa_cost(re->nfa));
+	if (re->nfa_left < NFA_SPELL_MIN)
+		re->nfa_left = NFA_SPELL_MIN;
+	return true;
+}
+
 enum { GO_MATCH, GO_END, GO_DFA };
 
 /*
@@ -389,6 +411,7 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 	else
 		s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
 	if (go != GO_DFA) {
+		re->pos += i;
 		*at = i;
 		return go == GO_MATCH;
 	}
@@ -402,16 +425,18 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 			if (t == T_UNKNOWN)
 				t = dfa_step(re, s, p[i]);
 			if (t == T_MATCH) {
+				re->pos += i;
 				*at = i;
 				return true;
 			}
-			if (re->nfa_left > 0) {
+			if (re->flushed && nfa_worth(re, re->pos + i)) {
 				/* The cache was emptied to make state t. */
 				d = &re->st[t];
 				j = i + 1;
 				go = nfa_go(re, run, re->pool + d->pcs,
 				    d->npcs, d->ctx, p, &j, len, &t);
 				if (go != GO_DFA) {
+					re->pos += j;
 					*at = j;
 					return go == GO_MATCH;
 				}
@@ -420,6 +445,7 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 		}
 		s = t;
 	}
+	re->pos += len;
 	dfa_save(re, s, run);
 	run->midline = p[len - 1] != '\n';
 	return false;

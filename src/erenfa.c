@@ -27,6 +27,7 @@
 
 #define V_MAX		4	/* variants: previous byte word?, next word? */
 #define N_END		2	/* the "next" of a line's end */
+#define NSHIFT		8	/* shifts of the state by 0 to 7 */
 
 /* What a consumer can go on to besides its successor. */
 struct far {
@@ -34,10 +35,15 @@ struct far {
 	int	 off;		/* a bitset's words [lo, hi) at off, or -1 */
 };
 
-/* The consumers of one word of the state that share a far set. */
+/*
+ * The consumers of one word of the state that share a far set, or whose
+ * far sets are ranges that end alike and start in their order (far -1:
+ * the lowest of them that is in the state has the widest range).
+ */
 struct wfar {
 	uint64_t mask;
 	int	 far;
+	int	 hi;
 };
 
 struct nfa {
@@ -47,13 +53,15 @@ struct nfa {
 	int		*kpc;		/* the pc of each consumer */
 	int		*kof;		/* the consumer at a pc, or -1 */
 	uint64_t	*accept;	/* 256 sets */
-	uint64_t	*shift;		/* per variant: k goes on to k + 1 */
+	uint64_t	*shift;		/* per variant, per d: k goes to k + d */
+	unsigned	 shifts[V_MAX];	/* the d that some consumer has */
 	uint64_t	*special;	/* per variant: k has a far set */
 	uint64_t	*matchm;	/* per variant: MATCH follows k */
 	uint64_t	*matchend;	/* [previous byte word?] */
 	uint64_t	*start;		/* [ctx][next: other, word] */
 	bool		 startmatch[3][3];	/* [ctx][other, word, end] */
 	int		*farof;		/* per variant, per consumer: build */
+	int		*klo;		/* per variant, per consumer: range */
 	struct wfar	*wfar;
 	int		*wstart;	/* per variant and word: its wfar */
 	struct far	*far;
@@ -73,6 +81,9 @@ struct nfa {
 	unsigned	*mark;
 	unsigned	 mgen;
 	int		*stack, *list;
+	uint64_t	*cl;		/* each pc's closure, bit k: MATCH */
+	uint64_t	*tmp;
+	int		*tidx, *tlow, *tstk, *tcs, *tce, *tcomp;
 	int		*hash;		/* far sets that are bitsets, + 1 */
 	size_t		 nhash, slot;
 };
@@ -122,6 +133,104 @@ bit_set(uint64_t *b, int k)
 	b[k >> 6] |= (uint64_t)1 << (k & 63);
 }
 
+/* The e'th pc that pc leads to without a byte, -1 after the last. */
+static int
+edge(const struct ere *re, int pc, int e, int prev, int next)
+{
+	const struct inst *in = &re->prog[pc];
+
+	if (in->op == I_JMP)
+		return e == 0 ? in->x : -1;
+	if (in->op == I_SPLIT)
+		return e == 0 ? in->x : e == 1 ? in->y : -1;
+	if (in->op == I_ASSERT && e == 0 && assert_holds(in->kind, prev, next))
+		return pc + 1;
+	return -1;
+}
+
+/*
+ * The strongly connected component of the pcs on nf->tstk down to pc,
+ * the last found: all its pcs have the same closure, their consumers'
+ * and MATCH, and those of the components they lead to, found before.
+ */
+static void
+component(const struct ere *re, struct nfa *nf, int pc, int prev, int next,
+    int *sp)
+{
+	size_t w = (size_t)nf->w, i;
+	uint64_t *acc = nf->cl + (size_t)pc * w;
+	const struct inst *in;
+	int first = *sp, m, e, t;
+
+	while (nf->tstk[--first] != pc)
+		continue;
+	for (i = (size_t)first; i < (size_t)*sp; i++)
+		nf->tcomp[nf->tstk[i]] = pc;
+	for (i = (size_t)first; i < (size_t)*sp; i++) {
+		in = &re->prog[m = nf->tstk[i]];
+		if (in->op == I_SET)
+			bit_set(acc, nf->kof[m]);
+		else if (in->op == I_MATCH)
+			bit_set(acc, nf->k);
+		for (e = 0; (t = edge(re, m, e, prev, next)) >= 0; e++)
+			if (nf->tcomp[t] != pc)
+				for (size_t j = 0; j < w; j++)
+					acc[j] |= nf->cl[(size_t)t * w + j];
+	}
+	for (i = (size_t)first; i < (size_t)*sp; i++)
+		if (nf->tstk[i] != pc)
+			memcpy(nf->cl + (size_t)nf->tstk[i] * w, acc,
+			    w * sizeof(*acc));
+	*sp = first;
+}
+
+/*
+ * The closure of every pc between prev and next, in nf->cl: Tarjan's
+ * strongly connected components, which come each after those it leads
+ * to, so that one pass over the program does, where a walk from each
+ * consumer took time K times the program's.
+ */
+static void
+closures(const struct ere *re, struct nfa *nf, int prev, int next)
+{
+	size_t n = (size_t)re->nprog;
+	int root, pc, t, sp = 0, csp, count = 0;
+
+	memset(nf->cl, 0, n * (size_t)nf->w * sizeof(*nf->cl));
+	memset(nf->tidx, 0, n * sizeof(*nf->tidx));
+	for (pc = 0; pc < (int)n; pc++)
+		nf->tcomp[pc] = -1;
+	for (root = 0; root < (int)n; root++) {
+		if (nf->tidx[root] != 0)
+			continue;
+		nf->tcs[0] = root;
+		nf->tce[0] = 0;
+		csp = 1;
+		while (csp > 0) {
+			pc = nf->tcs[csp - 1];
+			if (nf->tce[csp - 1] == 0 && nf->tidx[pc] == 0) {
+				nf->tidx[pc] = nf->tlow[pc] = ++count;
+				nf->tstk[sp++] = pc;
+			}
+			if ((t = edge(re, pc, nf->tce[csp - 1]++, prev,
+			    next)) >= 0) {
+				if (nf->tidx[t] == 0) {
+					nf->tcs[csp] = t;
+					nf->tce[csp++] = 0;
+				} else if (nf->tcomp[t] == -1 &&
+				    nf->tidx[t] < nf->tlow[pc])
+					nf->tlow[pc] = nf->tidx[t];
+				continue;
+			}
+			if (nf->tlow[pc] == nf->tidx[pc])
+				component(re, nf, pc, prev, next, &sp);
+			if (--csp > 0 && nf->tlow[pc] <
+			    nf->tlow[nf->tcs[csp - 1]])
+				nf->tlow[nf->tcs[csp - 1]] = nf->tlow[pc];
+		}
+	}
+}
+
 /*
  * An equal far set among those made: f, a range, or a bitset whose words
  * are at the end of the pool; else -1, its slot in the hash table kept in
@@ -151,27 +260,40 @@ far_find(struct nfa *nf, const struct far *f)
 	return -1;
 }
 
-/* The far set of nf->list[0..n) less skip, as a new or an equal one. */
+/* The lowest and highest + 1 of the bits of b[0..w), and how many. */
 static int
-far_add(struct nfa *nf, int n, int skip)
+bits_span(const uint64_t *b, int w, int *lo, int *hi)
 {
-	struct far f = { INT32_MAX, -1, -1 };
-	int i, m = 0, k, wlo, whi;
+	int i, n = 0;
+
+	*lo = INT32_MAX;
+	*hi = -1;
+	for (i = 0; i < w; i++)
+		if (b[i] != 0) {
+			if (*lo == INT32_MAX)
+				*lo = i * 64 + __builtin_ctzll(b[i]);
+			*hi = i * 64 + 64 - __builtin_clzll(b[i]);
+			n += __builtin_popcountll(b[i]);
+		}
+	return n;
+}
+
+/* The far set b (nf->w words, cleared of MATCH), new or an equal one. */
+static int
+far_add(struct nfa *nf, const uint64_t *b)
+{
+	struct far f;
+	int i, n, lo, hi;
 	size_t len;
 
-	for (i = 0; i < n; i++)
-		if ((k = nf->list[i]) != skip) {
-			f.lo = k < f.lo ? k : f.lo;
-			f.hi = k + 1 > f.hi ? k + 1 : f.hi;
-			m++;
-		}
-	if (m == 0)
+	if ((n = bits_span(b, nf->w, &lo, &hi)) == 0)
 		return -1;
-	if (m < f.hi - f.lo) {
+	f = (struct far){ lo, hi, -1 };
+	if (n < hi - lo) {
 		/* Not a range: a bitset, its words from lo's to hi's. */
-		wlo = f.lo >> 6;
-		whi = ((f.hi - 1) >> 6) + 1;
-		len = (size_t)(whi - wlo);
+		f.lo = lo >> 6;
+		f.hi = ((hi - 1) >> 6) + 1;
+		len = (size_t)(f.hi - f.lo);
 		if (nf->npool + len > nf->cappool) {
 			size_t cap = 2 * nf->cappool + len;
 			uint64_t *p = realloc(nf->pool, cap * sizeof(*p));
@@ -181,11 +303,8 @@ far_add(struct nfa *nf, int n, int skip)
 			nf->pool = p;
 			nf->cappool = cap;
 		}
-		memset(nf->pool + nf->npool, 0, len * sizeof(*nf->pool));
-		for (i = 0; i < n; i++)
-			if ((k = nf->list[i]) != skip)
-				bit_set(nf->pool + nf->npool, k - (wlo << 6));
-		f = (struct far){ wlo, whi, (int)nf->npool };
+		memcpy(nf->pool + nf->npool, b + f.lo, len * sizeof(*b));
+		f.off = (int)nf->npool;
 	}
 	if ((i = far_find(nf, &f)) >= 0)
 		return i;
@@ -215,22 +334,39 @@ variant_ctx(const struct nfa *nf, int v, int *prev, int *next)
 	*next = v & 1 ? 'a' : ' ';
 }
 
-/* What follows consumer k in variant v: shift, far set, MATCH. */
+/*
+ * What follows consumer k in variant v, and whether MATCH does.  The
+ * consumers k to k + NSHIFT - 1 that follow it are reached by shifting
+ * the state, unless what follows is one range reaching further (as in
+ * nested stars): then that range is its far set; else the rest is.
+ */
 static bool
-follow(const struct ere *re, struct nfa *nf, int v, int k)
+follow(struct nfa *nf, int v, int k)
 {
-	uint64_t *sh = nf->shift + (size_t)v * (size_t)nf->w;
-	int prev, next, n, i, f, skip = -1;
+	uint64_t *b = nf->tmp, *sh;
+	int n, t, f, lo, hi;
 
-	variant_ctx(nf, v, &prev, &next);
-	if (reach(re, nf, nf->kpc[k] + 1, prev, next, &n))
+	memcpy(b, nf->cl + (size_t)(nf->kpc[k] + 1) * (size_t)nf->w,
+	    (size_t)nf->w * sizeof(*b));
+	if ((b[nf->k >> 6] >> (nf->k & 63)) & 1) {
 		bit_set(nf->matchm + (size_t)v * (size_t)nf->w, k);
-	for (i = 0; i < n; i++)
-		if (nf->list[i] == k + 1) {
-			bit_set(sh, k);
-			skip = k + 1;
-		}
-	if ((f = far_add(nf, n, skip)) == -2)
+		b[nf->k >> 6] &= ~((uint64_t)1 << (nf->k & 63));
+	}
+	n = bits_span(b, nf->w, &lo, &hi);
+	if (n == 0 || ((lo < k || hi > k + NSHIFT) && hi - lo == n))
+		t = k + NSHIFT;		/* nothing, or one range */
+	else
+		t = k;
+	for (; t < k + NSHIFT && t < nf->k; t++) {
+		if (((b[t >> 6] >> (t & 63)) & 1) == 0)
+			continue;
+		b[t >> 6] &= ~((uint64_t)1 << (t & 63));
+		sh = nf->shift + ((size_t)v * NSHIFT + (size_t)(t - k)) *
+		    (size_t)nf->w;
+		bit_set(sh, k);
+		nf->shifts[v] |= 1U << (t - k);
+	}
+	if ((f = far_add(nf, b)) == -2)
 		return false;
 	nf->farof[(size_t)v * (size_t)nf->k + (size_t)k] = f;
 	if (f >= 0)
@@ -256,12 +392,15 @@ starts(const struct ere *re, struct nfa *nf)
 			for (i = 0; i < n; i++)
 				bit_set(b, nf->list[i]);
 		}
-	for (x = 0; x < 2; x++)
-		for (i = 0; i < nf->k; i++)
-			if (reach(re, nf, nf->kpc[i] + 1, x ? C_WORD : C_OTHER,
-			    -1, &n))
+	for (x = 0; x < 2; x++) {
+		closures(re, nf, x ? C_WORD : C_OTHER, -1);
+		for (i = 0; i < nf->k; i++) {
+			b = nf->cl + (size_t)(nf->kpc[i] + 1) * (size_t)nf->w;
+			if ((b[nf->k >> 6] >> (nf->k & 63)) & 1)
 				bit_set(nf->matchend + (size_t)x *
 				    (size_t)nf->w, i);
+		}
+	}
 }
 
 /* The most words a byte's step can cost in variant v. */
@@ -271,8 +410,11 @@ variant_cost(struct nfa *nf, int v)
 	const int *farof = nf->farof + (size_t)v * (size_t)nf->k;
 	size_t cost = 5 * (size_t)nf->w;
 	const struct far *f;
+	unsigned d;
 	int k, h;
 
+	for (d = nf->shifts[v] & ~2U; d != 0; d &= d - 1)
+		cost += 2 * (size_t)nf->w;
 	for (h = 0; h <= nf->k; h++)
 		nf->minlo[h] = INT32_MAX;
 	nf->gen++;
@@ -299,36 +441,49 @@ variant_cost(struct nfa *nf, int v)
  * For each word of the state in each variant, its consumers with a far
  * set, grouped by far set, so that a step looks at each group once.
  */
+/* The range's start of the last consumer of mask, in word w. */
+static int
+last_lo(const struct nfa *nf, size_t v, size_t w, uint64_t mask)
+{
+	return nf->klo[v * (size_t)nf->k + w * 64 + 63 -
+	    (size_t)__builtin_clzll(mask)];
+}
+
 static bool
 word_groups(struct nfa *nf)
 {
-	size_t n = 0, v, w, i, b, first;
-	const int *farof;
-	int f;
+	size_t n = 0, v, w, i, b, first, kk, nk = (size_t)nf->k;
+	const struct far *f;
+	int j;
 
 	nf->wstart = malloc(((size_t)nf->nvar * (size_t)nf->w + 1) *
 	    sizeof(*nf->wstart));
-	nf->wfar = malloc(((size_t)nf->nvar * (size_t)nf->k + 1) *
-	    sizeof(*nf->wfar));
-	if (nf->wstart == NULL || nf->wfar == NULL)
+	nf->wfar = malloc(((size_t)nf->nvar * nk + 1) * sizeof(*nf->wfar));
+	nf->klo = malloc(((size_t)nf->nvar * nk + 1) * sizeof(*nf->klo));
+	if (nf->wstart == NULL || nf->wfar == NULL || nf->klo == NULL)
 		return false;
-	for (v = 0; v < (size_t)nf->nvar; v++) {
-		farof = nf->farof + v * (size_t)nf->k;
+	for (v = 0; v < (size_t)nf->nvar; v++)
 		for (w = 0; w < (size_t)nf->w; w++) {
 			nf->wstart[v * (size_t)nf->w + w] = (int)n;
 			first = n;
-			for (b = 0; b < 64 && w * 64 + b < (size_t)nf->k; b++) {
-				if ((f = farof[w * 64 + b]) < 0)
+			for (b = 0; b < 64 && w * 64 + b < nk; b++) {
+				kk = v * nk + w * 64 + b;
+				if ((j = nf->farof[kk]) < 0)
 					continue;
-				for (i = first; i < n && nf->wfar[i].far != f;
-				    i++)
-					continue;
+				f = &nf->far[j];
+				nf->klo[kk] = f->lo;
+				for (i = first; i < n; i++)
+					if (f->off < 0 ? nf->wfar[i].far < 0 &&
+					    nf->wfar[i].hi == f->hi &&
+					    last_lo(nf, v, w, nf->wfar[i].mask) <=
+					    f->lo : nf->wfar[i].far == j)
+						break;
 				if (i == n)
-					nf->wfar[n++] = (struct wfar){ 0, f };
+					nf->wfar[n++] = (struct wfar){ 0,
+					    f->off < 0 ? -1 : j, f->hi };
 				nf->wfar[i].mask |= (uint64_t)1 << b;
 			}
 		}
-	}
 	nf->wstart[(size_t)nf->nvar * (size_t)nf->w] = (int)n;
 	return true;
 }
@@ -341,7 +496,7 @@ nfa_alloc(struct nfa *nf, int nprog)
 	nf->kpc = malloc((k + 1) * sizeof(*nf->kpc));
 	nf->kof = malloc((size_t)nprog * sizeof(*nf->kof));
 	nf->accept = calloc(256 * w, sizeof(uint64_t));
-	nf->shift = calloc(v * w, sizeof(uint64_t));
+	nf->shift = calloc(v * NSHIFT * w, sizeof(uint64_t));
 	nf->special = calloc(v * w, sizeof(uint64_t));
 	nf->matchm = calloc(v * w, sizeof(uint64_t));
 	nf->matchend = calloc(2 * w, sizeof(uint64_t));
@@ -354,6 +509,14 @@ nfa_alloc(struct nfa *nf, int nprog)
 	nf->mark = calloc((size_t)nprog, sizeof(*nf->mark));
 	nf->stack = malloc((2 * (size_t)nprog + 2) * sizeof(*nf->stack));
 	nf->list = malloc((size_t)nprog * sizeof(*nf->list));
+	nf->cl = malloc((size_t)nprog * w * sizeof(*nf->cl));
+	nf->tmp = malloc(w * sizeof(*nf->tmp));
+	nf->tidx = malloc((size_t)nprog * sizeof(int));
+	nf->tlow = malloc((size_t)nprog * sizeof(int));
+	nf->tstk = malloc((size_t)nprog * sizeof(int));
+	nf->tcs = malloc((size_t)nprog * sizeof(int));
+	nf->tce = malloc((size_t)nprog * sizeof(int));
+	nf->tcomp = malloc((size_t)nprog * sizeof(int));
 	for (nf->nhash = 16; nf->nhash < 2 * v * k; nf->nhash *= 2)
 		continue;
 	nf->hash = calloc(nf->nhash, sizeof(*nf->hash));
@@ -362,7 +525,10 @@ nfa_alloc(struct nfa *nf, int nprog)
 	    nf->matchend != NULL && nf->start != NULL && nf->farof != NULL &&
 	    nf->s != NULL && nf->d != NULL && nf->minlo != NULL &&
 	    nf->touched != NULL && nf->mark != NULL && nf->stack != NULL &&
-	    nf->list != NULL && nf->hash != NULL;
+	    nf->list != NULL && nf->hash != NULL && nf->cl != NULL &&
+	    nf->tmp != NULL &&
+	    nf->tidx != NULL && nf->tlow != NULL && nf->tstk != NULL &&
+	    nf->tcs != NULL && nf->tce != NULL && nf->tcomp != NULL;
 }
 
 /* Numbers the consumers and fills their accept sets. */
@@ -406,8 +572,19 @@ build_free(struct nfa *nf)
 	free(nf->stack);
 	free(nf->list);
 	free(nf->hash);
+	free(nf->cl);
+	free(nf->tmp);
+	free(nf->tidx);
+	free(nf->tlow);
+	free(nf->tstk);
+	free(nf->tcs);
+	free(nf->tce);
+	free(nf->tcomp);
 	nf->mark = NULL;
+	nf->cl = nf->tmp = NULL;
 	nf->stack = nf->list = nf->hash = NULL;
+	nf->tidx = nf->tlow = nf->tstk = nf->tcs = nf->tce = NULL;
+	nf->tcomp = NULL;
 }
 
 void
@@ -425,6 +602,7 @@ nfa_free(struct nfa *nf)
 	free(nf->matchend);
 	free(nf->start);
 	free(nf->farof);
+	free(nf->klo);
 	free(nf->wfar);
 	free(nf->wstart);
 	free(nf->far);
@@ -441,7 +619,7 @@ struct nfa *
 nfa_build(const struct ere *re)
 {
 	struct nfa *nf;
-	int pc, v, k = 0;
+	int pc, v, prev, next, k = 0;
 	size_t cost;
 
 	if ((nf = calloc(1, sizeof(*nf))) == NULL)
@@ -458,12 +636,15 @@ nfa_build(const struct ere *re)
 	}
 	consumers(re, nf);
 	starts(re, nf);
-	for (v = 0; v < nf->nvar; v++)
+	for (v = 0; v < nf->nvar; v++) {
+		variant_ctx(nf, v, &prev, &next);
+		closures(re, nf, prev, next);
 		for (k = 0; k < nf->k; k++)
-			if (!follow(re, nf, v, k)) {
+			if (!follow(nf, v, k)) {
 				nfa_free(nf);
 				return NULL;
 			}
+	}
 	build_free(nf);
 	if (!word_groups(nf) || (nf->stamp = calloc((size_t)(nf->nfar + nf->k + 1),
 	    sizeof(*nf->stamp))) == NULL) {
@@ -569,11 +750,12 @@ step_far(struct nfa *nf, int v, uint64_t *d)
 {
 	const uint64_t *sp = nf->special + (size_t)v * (size_t)nf->w;
 	const int *ws = nf->wstart + (size_t)v * (size_t)nf->w;
+	const int *klo = nf->klo + (size_t)v * (size_t)nf->k;
 	const struct wfar *wf;
 	const struct far *f;
 	unsigned *hstamp = nf->stamp + nf->nfar;
 	uint64_t x;
-	int w, i, nt = 0;
+	int w, i, lo, nt = 0;
 
 	if (++nf->gen == 0) {
 		memset(nf->stamp, 0, (size_t)(nf->nfar + nf->k + 1) *
@@ -586,15 +768,18 @@ step_far(struct nfa *nf, int v, uint64_t *d)
 		for (wf = nf->wfar + ws[w]; wf < nf->wfar + ws[w + 1]; wf++) {
 			if ((x & wf->mask) == 0)
 				continue;
+			if (wf->far < 0) {
+				lo = klo[w * 64 + __builtin_ctzll(x & wf->mask)];
+				if (hstamp[wf->hi] != nf->gen) {
+					hstamp[wf->hi] = nf->gen;
+					nf->minlo[wf->hi] = lo;
+					nf->touched[nt++] = wf->hi;
+				} else if (lo < nf->minlo[wf->hi])
+					nf->minlo[wf->hi] = lo;
+				continue;
+			}
 			f = &nf->far[wf->far];
-			if (f->off < 0) {
-				if (hstamp[f->hi] != nf->gen) {
-					hstamp[f->hi] = nf->gen;
-					nf->minlo[f->hi] = f->lo;
-					nf->touched[nt++] = f->hi;
-				} else if (f->lo < nf->minlo[f->hi])
-					nf->minlo[f->hi] = f->lo;
-			} else if (nf->stamp[wf->far] != nf->gen) {
+			if (nf->stamp[wf->far] != nf->gen) {
 				nf->stamp[wf->far] = nf->gen;
 				for (i = f->lo; i < f->hi; i++)
 					d[i] |= nf->pool[f->off + i - f->lo];
@@ -603,6 +788,32 @@ step_far(struct nfa *nf, int v, uint64_t *d)
 	}
 	for (i = 0; i < nt; i++)
 		set_range(d, nf->minlo[nf->touched[i]], nf->touched[i]);
+}
+
+/* ORs into d the state shifted by 0 and 2 to 7 where consumers go so. */
+static void
+step_shifts(const struct nfa *nf, int v, uint64_t *d)
+{
+	const uint64_t *sh;
+	uint64_t x, carry;
+	int k, w;
+
+	if ((nf->shifts[v] & 1) != 0) {
+		sh = nf->shift + (size_t)v * NSHIFT * (size_t)nf->w;
+		for (w = 0; w < nf->w; w++)
+			d[w] |= nf->s[w] & sh[w];
+	}
+	for (k = 2; k < NSHIFT; k++) {
+		if ((nf->shifts[v] & 1U << k) == 0)
+			continue;
+		sh = nf->shift + ((size_t)v * NSHIFT + (size_t)k) *
+		    (size_t)nf->w;
+		for (carry = 0, w = 0; w < nf->w; w++) {
+			x = nf->s[w] & sh[w];
+			d[w] |= x << k | carry;
+			carry = x >> (64 - k);
+		}
+	}
 }
 
 /*
@@ -619,15 +830,17 @@ step(struct nfa *nf, int c)
 	v = nf->nvar == 1 ? 0 : (nf->ctx == C_WORD) * 2 + nw;
 	if (matches_before(nf, v, nw))
 		return true;
-	sh = nf->shift + (size_t)v * (size_t)nf->w;
+	sh = nf->shift + ((size_t)v * NSHIFT + 1) * (size_t)nf->w;
 	st = nf->start + (size_t)(nf->ctx * 2 + nw) * (size_t)nf->w;
 	for (w = 0; w < nf->w; w++) {
 		x = s[w] & sh[w];
 		d[w] = st[w] | x << 1 | carry;
 		carry = x >> 63;
 	}
-	if (!nf->empty)
+	if (!nf->empty) {
+		step_shifts(nf, v, d);
 		step_far(nf, v, d);
+	}
 	for (w = 0; w < nf->w; w++) {
 		s[w] = d[w] & a[w];
 		any |= s[w];

@@ -15,12 +15,31 @@
 #include "ereclass.h"
 #include "eresyntax.h"
 
-/* Fuzz builds make it smaller, so that the NFA (erenfa.c) takes over. */
-#ifndef DFA_STATES
+/*
+ * Built with -DERE_TEST_NFA (the fuzzer, ere-test's second run), the cache
+ * holds 2 states and the NFA (erenfa.c) takes the stream whenever it is
+ * emptied, so that both and the hand-overs between them are tested.
+ */
+#ifdef ERE_TEST_NFA
+#define DFA_STATES	2
+#define NFA_ALWAYS	1
+#else
 #define DFA_STATES	256
+#define NFA_ALWAYS	0
 #endif
 #define DFA_POOL	32768	/* program counters of all cached states */
 #define HASH_SIZE	512	/* twice DFA_STATES, a power of 2 */
+
+/*
+ * What a byte costs at worst, in the units of nfa_cost(), each about a
+ * nanosecond on the machine that measured them (bench/results.md): a
+ * missing transition of the DFA is a pass over the program, about 6
+ * units an instruction, and the new state's table.  An ERE for which
+ * both that and its NFA's step cost more than ERE_MAX_COST is refused as
+ * "too complex": about 65 ms for a 64 KiB line, whatever the line.
+ */
+#define MISS_COST(nprog)	(150 + 6 * (double)(nprog))
+#define ERE_MAX_COST		1000
 
 enum op { I_SET, I_SPLIT, I_JMP, I_ASSERT, I_MATCH };
 
@@ -81,6 +100,9 @@ struct ere {
 	/* The NFA (erenfa.c), and how many bytes it has yet to match. */
 	struct nfa	*nfa;
 	size_t		 nfa_left;
+	/* Bytes fed, and when the cache was last emptied. */
+	size_t		 pos, flush_pos;
+	bool		 flushed;
 };
 
 /* Where a stream of lines is between two pieces (see ere_feed()). */

@@ -1,7 +1,10 @@
 #!/usr/bin/env bats
 # src/ere.c, the ERE matcher of the output conditions, on its table of
 # hand-picked cases (tests/helpers/ere-test.c): glibc's answers, glibc's
-# error words, and retry's own refusals.  fuzz/ere.c compares it with
+# error words, retry's own refusals, and long lines on which the DFA's
+# cache keeps missing, so that the NFA (src/erenfa.c) takes them over.
+# ere-test-nfa runs the same table with the DFA cut to 2 states, so that
+# the NFA takes over every stream it can.  fuzz/ere.c compares it with
 # glibc on random EREs; conditions.bats drives it through retry.
 
 load helpers/common
@@ -13,16 +16,23 @@ setup() {
 
 @test "the ERE matcher answers every case of its table" {
 	run -0 --separate-stderr "$ERE_TEST"
-	[ "$output" = "143 cases, 0 failed" ]
+	[ "$output" = "176 cases, 0 failed" ]
+	[ "$stderr" = "" ]
+}
+
+@test "the ERE matcher answers them all with the NFA taking every stream over" {
+	run -0 --separate-stderr "$ROOT/tests/helpers/ere-test-nfa"
+	[ "$output" = "176 cases, 0 failed" ]
 	[ "$stderr" = "" ]
 }
 
 @test "with -v, the table's runner prints each case and its answer" {
 	run -0 --separate-stderr "$ERE_TEST" -v
-	[ "$(grep -c '^ok ' <<<"$output")" -eq 142 ]
-	[ "${lines[-1]}" = "143 cases, 0 failed" ]
+	[ "$(grep -c '^ok ' <<<"$output")" -eq 274 ]
+	[ "${lines[-1]}" = "176 cases, 0 failed" ]
 	[[ ${lines[0]} == "ok 'error:' on 'an error: x': want 3, got 3" ]]
-	[[ ${lines[-2]} == "ok '^\$' fed in pieces (3 bytes): want match" ]]
+	[[ ${lines[-2]} == "ok 'x|a{1,1000}b' on a long line (20000:b) in \
+pieces of 1: want match 20001, got match 20001" ]]
 	[ "$stderr" = "" ]
 }
 
