@@ -27,7 +27,8 @@
 
 #define V_MAX		4	/* variants: previous byte word?, next word? */
 #define N_END		2	/* the "next" of a line's end */
-#define NSHIFT		8	/* shifts of the state by 0 to 7 */
+#define BACK		4	/* shifts of the state by -4 ... */
+#define NSHIFT		12	/* ... to 7: index d + BACK */
 
 /* What a consumer can go on to besides its successor. */
 struct far {
@@ -54,7 +55,7 @@ struct nfa {
 	int		*kof;		/* the consumer at a pc, or -1 */
 	uint64_t	*accept;	/* 256 sets */
 	uint64_t	*shift;		/* per variant, per d: k goes to k + d */
-	unsigned	 shifts[V_MAX];	/* the d that some consumer has */
+	unsigned	 shifts[V_MAX];	/* the d + BACK that some consumer has */
 	uint64_t	*special;	/* per variant: k has a far set */
 	uint64_t	*matchm;	/* per variant: MATCH follows k */
 	uint64_t	*matchend;	/* [previous byte word?] */
@@ -239,8 +240,8 @@ closures(const struct ere *re, struct nfa *nf, int prev, int next)
 static int
 far_find(struct nfa *nf, const struct far *f)
 {
-	const uint64_t *b = nf->pool + nf->npool;
 	size_t len = f->off < 0 ? 0 : (size_t)(f->hi - f->lo), i;
+	const uint64_t *b = len > 0 ? nf->pool + nf->npool : NULL;
 	uint64_t h = ((uint64_t)f->lo << 32 | (uint64_t)f->hi) *
 	    0x9e3779b97f4a7c15U;
 	const struct far *g;
@@ -336,15 +337,16 @@ variant_ctx(const struct nfa *nf, int v, int *prev, int *next)
 
 /*
  * What follows consumer k in variant v, and whether MATCH does.  The
- * consumers k to k + NSHIFT - 1 that follow it are reached by shifting
- * the state, unless what follows is one range reaching further (as in
- * nested stars): then that range is its far set; else the rest is.
+ * consumers k - BACK to k + NSHIFT - BACK - 1 that follow it are reached
+ * by shifting the state, unless what follows is one range reaching
+ * further (as in nested stars): then that range is its far set; else
+ * the rest is.
  */
 static bool
-follow(struct nfa *nf, int v, int k)
+follow(struct nfa *nf, int v, int k, unsigned use, size_t *count)
 {
 	uint64_t *b = nf->tmp, *sh;
-	int n, t, f, lo, hi;
+	int n, t, f, lo, hi, d;
 
 	memcpy(b, nf->cl + (size_t)(nf->kpc[k] + 1) * (size_t)nf->w,
 	    (size_t)nf->w * sizeof(*b));
@@ -353,24 +355,57 @@ follow(struct nfa *nf, int v, int k)
 		b[nf->k >> 6] &= ~((uint64_t)1 << (nf->k & 63));
 	}
 	n = bits_span(b, nf->w, &lo, &hi);
-	if (n == 0 || ((lo < k || hi > k + NSHIFT) && hi - lo == n))
-		t = k + NSHIFT;		/* nothing, or one range */
+	if (n == 0 || ((lo < k - BACK || hi > k + NSHIFT - BACK) &&
+	    hi - lo == n))
+		t = k + NSHIFT - BACK;		/* nothing, or one range */
 	else
-		t = k;
-	for (; t < k + NSHIFT && t < nf->k; t++) {
+		t = k - BACK > 0 ? k - BACK : 0;
+	for (; t < k + NSHIFT - BACK && t < nf->k; t++) {
 		if (((b[t >> 6] >> (t & 63)) & 1) == 0)
 			continue;
+		d = t - k + BACK;
+		if (count != NULL) {
+			count[d]++;
+			continue;
+		}
+		if ((use & 1U << d) == 0)
+			continue;
 		b[t >> 6] &= ~((uint64_t)1 << (t & 63));
-		sh = nf->shift + ((size_t)v * NSHIFT + (size_t)(t - k)) *
+		sh = nf->shift + ((size_t)v * NSHIFT + (size_t)d) *
 		    (size_t)nf->w;
 		bit_set(sh, k);
-		nf->shifts[v] |= 1U << (t - k);
+		nf->shifts[v] |= 1U << d;
 	}
+	if (count != NULL)
+		return true;
 	if ((f = far_add(nf, b)) == -2)
 		return false;
 	nf->farof[(size_t)v * (size_t)nf->k + (size_t)k] = f;
 	if (f >= 0)
 		bit_set(nf->special + (size_t)v * (size_t)nf->w, k);
+	return true;
+}
+
+/*
+ * The follow sets of variant v: a shift is used where it serves enough
+ * consumers to pay its two passes over the state, else they have far
+ * sets; the successor's shift always, a chain being the common case.
+ */
+static bool
+follows(struct nfa *nf, int v)
+{
+	size_t count[NSHIFT] = { 0 };
+	unsigned use = 1U << (1 + BACK);
+	int k, d;
+
+	for (k = 0; k < nf->k; k++)
+		(void)follow(nf, v, k, 0, count);
+	for (d = 0; d < NSHIFT; d++)
+		if (4 * count[d] >= (size_t)nf->w)
+			use |= 1U << d;
+	for (k = 0; k < nf->k; k++)
+		if (!follow(nf, v, k, use, NULL))
+			return false;
 	return true;
 }
 
@@ -413,7 +448,7 @@ variant_cost(struct nfa *nf, int v)
 	unsigned d;
 	int k, h;
 
-	for (d = nf->shifts[v] & ~2U; d != 0; d &= d - 1)
+	for (d = nf->shifts[v] & ~(1U << (1 + BACK)); d != 0; d &= d - 1)
 		cost += 2 * (size_t)nf->w;
 	for (h = 0; h <= nf->k; h++)
 		nf->minlo[h] = INT32_MAX;
@@ -639,11 +674,10 @@ nfa_build(const struct ere *re)
 	for (v = 0; v < nf->nvar; v++) {
 		variant_ctx(nf, v, &prev, &next);
 		closures(re, nf, prev, next);
-		for (k = 0; k < nf->k; k++)
-			if (!follow(nf, v, k)) {
-				nfa_free(nf);
-				return NULL;
-			}
+		if (!follows(nf, v)) {
+			nfa_free(nf);
+			return NULL;
+		}
 	}
 	build_free(nf);
 	if (!word_groups(nf) || (nf->stamp = calloc((size_t)(nf->nfar + nf->k + 1),
@@ -790,29 +824,34 @@ step_far(struct nfa *nf, int v, uint64_t *d)
 		set_range(d, nf->minlo[nf->touched[i]], nf->touched[i]);
 }
 
-/* ORs into d the state shifted by 0 and 2 to 7 where consumers go so. */
+/* ORs into d the state shifted by -4 to 7 but 1, where consumers go so. */
 static void
 step_shifts(const struct nfa *nf, int v, uint64_t *d)
 {
 	const uint64_t *sh;
 	uint64_t x, carry;
-	int k, w;
+	int k, w, n = nf->w;
 
-	if ((nf->shifts[v] & 1) != 0) {
-		sh = nf->shift + (size_t)v * NSHIFT * (size_t)nf->w;
-		for (w = 0; w < nf->w; w++)
-			d[w] |= nf->s[w] & sh[w];
-	}
-	for (k = 2; k < NSHIFT; k++) {
-		if ((nf->shifts[v] & 1U << k) == 0)
+	for (k = -BACK; k < NSHIFT - BACK; k++) {
+		if (k == 1 || (nf->shifts[v] & 1U << (k + BACK)) == 0)
 			continue;
-		sh = nf->shift + ((size_t)v * NSHIFT + (size_t)k) *
-		    (size_t)nf->w;
-		for (carry = 0, w = 0; w < nf->w; w++) {
-			x = nf->s[w] & sh[w];
-			d[w] |= x << k | carry;
-			carry = x >> (64 - k);
-		}
+		sh = nf->shift + ((size_t)v * NSHIFT + (size_t)(k + BACK)) *
+		    (size_t)n;
+		if (k == 0)
+			for (w = 0; w < n; w++)
+				d[w] |= nf->s[w] & sh[w];
+		else if (k > 0)
+			for (carry = 0, w = 0; w < n; w++) {
+				x = nf->s[w] & sh[w];
+				d[w] |= x << k | carry;
+				carry = x >> (64 - k);
+			}
+		else
+			for (carry = 0, w = n - 1; w >= 0; w--) {
+				x = nf->s[w] & sh[w];
+				d[w] |= x >> -k | carry;
+				carry = x << (64 + k);
+			}
 	}
 }
 
@@ -830,7 +869,7 @@ step(struct nfa *nf, int c)
 	v = nf->nvar == 1 ? 0 : (nf->ctx == C_WORD) * 2 + nw;
 	if (matches_before(nf, v, nw))
 		return true;
-	sh = nf->shift + ((size_t)v * NSHIFT + 1) * (size_t)nf->w;
+	sh = nf->shift + ((size_t)v * NSHIFT + 1 + BACK) * (size_t)nf->w;
 	st = nf->start + (size_t)(nf->ctx * 2 + nw) * (size_t)nf->w;
 	for (w = 0; w < nf->w; w++) {
 		x = s[w] & sh[w];
