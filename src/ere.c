@@ -271,14 +271,19 @@ ere_compile(const char *pattern, const char **why)
 	re->anchored = is_anchored(re);
 	find_prefix(re);
 	re->skips = re->anchored || re->nfirst > 0;
+	/*
+	 * Where a miss of the DFA may cost more than ERE_MAX_COST, the NFA is
+	 * built now, to know whether it is fast enough; else only when the
+	 * DFA first misses too often (eredfa.c), and most EREs never do.
+	 */
+	if (MISS_COST(re->nprog) <= ERE_MAX_COST)
+		return re;
 	if ((re->nfa = nfa_build(re)) == NULL) {
 		ere_free(re);
 		*why = E_SPACE;
 		return NULL;
 	}
-	/* Neither the DFA nor the NFA could be fast on every line. */
-	if (nfa_cost(re->nfa) > ERE_MAX_COST &&
-	    MISS_COST(re->nprog) > ERE_MAX_COST) {
+	if (nfa_cost(re->nfa) > ERE_MAX_COST) {
 		ere_free(re);
 		*why = E_COMPLEX;
 		return NULL;

@@ -359,6 +359,10 @@ nfa_worth(struct ere *re, size_t pos)
 
 	re->flushed = false;
 	re->flush_pos = pos;
+	/* Without memory for it, the DFA goes on: slower, never wrong. */
+	if (re->nfa == NULL && !re->nfa_failed &&
+	    (re->nfa = nfa_build(re)) == NULL)
+		re->nfa_failed = true;
 	if (re->nfa == NULL || (!NFA_ALWAYS && refill <= (double)bytes *
 	    (double)nfa_cost(re->nfa)))
 		return false;
@@ -400,15 +404,18 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 	const unsigned char *p = (const unsigned char *)text;
 	const struct dstate *d;
 	bool flushed = false;
-	size_t i = 0, j;
-	int s = 0, t, go = GO_DFA;
+	size_t i = 0, j = 0;
+	int s = 0, t, u = 0, go = GO_DFA;
 
+	/* i, s and t are never address-taken: they stay in registers. */
 	if (len == 0)
 		return false;
-	if (re->nfa_left > 0)
-		go = nfa_go(re, run, run->pcs, run->npcs, run->ctx, p, &i,
-		    len, &s);
-	else
+	if (re->nfa_left > 0) {
+		go = nfa_go(re, run, run->pcs, run->npcs, run->ctx, p, &j,
+		    len, &u);
+		i = j;
+		s = u;
+	} else
 		s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
 	if (go != GO_DFA) {
 		re->pos += i;
@@ -434,13 +441,14 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 				d = &re->st[t];
 				j = i + 1;
 				go = nfa_go(re, run, re->pool + d->pcs,
-				    d->npcs, d->ctx, p, &j, len, &t);
+				    d->npcs, d->ctx, p, &j, len, &u);
 				if (go != GO_DFA) {
 					re->pos += j;
 					*at = j;
 					return go == GO_MATCH;
 				}
 				i = j - 1;
+				t = u;
 			}
 		}
 		s = t;

@@ -97,8 +97,12 @@ struct ere {
 	/* The bytes every match starts with, when there are two or more. */
 	unsigned char	 prefix[16];
 	size_t		 nprefix;
-	/* The NFA (erenfa.c), and how many bytes it has yet to match. */
+	/*
+	 * The NFA (erenfa.c), made at once for a large program, else when the
+	 * cache is first emptied; and how many bytes it has yet to match.
+	 */
 	struct nfa	*nfa;
+	bool		 nfa_failed;	/* no memory to make it */
 	size_t		 nfa_left;
 	/* Bytes fed, and when the cache was last emptied. */
 	size_t		 pos, flush_pos;
