@@ -375,26 +375,44 @@ nfa_worth(struct ere *re, size_t pos)
 enum { GO_MATCH, GO_END, GO_DFA };
 
 /*
- * The NFA matches p[*i..len) on from the threads pcs[0..n) after a byte
- * of context ctx: until a match, seen at *i; the end, its state kept in
- * run; or the end of its spell, where the DFA goes on at *i in state *s.
+ * The NFA matches p[*i..len) on from the threads in from: until a match,
+ * seen at *i; the end, its state kept in run; or the end of its spell,
+ * where the DFA goes on at *i from the state kept in run.
  */
 static int
-nfa_go(struct ere *re, struct ere_run *run, const int *pcs, int n, int ctx,
-    const unsigned char *p, size_t *i, size_t len, int *s)
+nfa_go(struct ere *re, struct ere_run *run, const struct ere_run *from,
+    const unsigned char *p, size_t *i, size_t len)
 {
-	bool match, flushed = false;
+	bool match;
 
-	nfa_load(re->nfa, pcs, n, ctx);
+	nfa_load(re->nfa, from->pcs, from->npcs, from->ctx);
 	*i = nfa_run(re->nfa, p, *i, len, &match, &re->nfa_left);
 	if (match)
 		return GO_MATCH;
 	run->npcs = nfa_save(re->nfa, run->pcs, &run->ctx);
 	run->midline = p[len - 1] != '\n';
-	if (*i == len)
-		return GO_END;
-	*s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
-	return GO_DFA;
+	return *i == len ? GO_END : GO_DFA;
+}
+
+/* nfa_go() from DFA state t, after the byte at *i. */
+static int
+nfa_turn(struct ere *re, struct ere_run *run, int t, const unsigned char *p,
+    size_t *i, size_t len)
+{
+	const struct dstate *d = &re->st[t];
+	struct ere_run from = { re->pool + d->pcs, d->npcs, d->ctx, true };
+
+	++*i;
+	return nfa_go(re, run, &from, p, i, len);
+}
+
+/* The NFA matched, at j, or took the piece to its end. */
+static bool
+nfa_ended(struct ere *re, int go, size_t j, size_t *at)
+{
+	re->pos += j;
+	*at = j;
+	return go == GO_MATCH;
 }
 
 bool
@@ -402,29 +420,20 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
     size_t *at)
 {
 	const unsigned char *p = (const unsigned char *)text;
-	const struct dstate *d;
 	bool flushed = false;
-	size_t i = 0, j = 0;
-	int s = 0, t, u = 0, go = GO_DFA;
+	size_t i, j = 0;
+	int s, t, go;
 
 	/* i, s and t are never address-taken: they stay in registers. */
 	if (len == 0)
 		return false;
-	if (re->nfa_left > 0) {
-		go = nfa_go(re, run, run->pcs, run->npcs, run->ctx, p, &j,
-		    len, &u);
-		i = j;
-		s = u;
-	} else
-		s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
-	if (go != GO_DFA) {
-		re->pos += i;
-		*at = i;
-		return go == GO_MATCH;
-	}
-	for (j = 0; j < 4; j++)
-		re->next[j] = SIZE_MAX;
-	for (; i < len; i++) {
+	if (re->nfa_left > 0 &&
+	    (go = nfa_go(re, run, run, p, &j, len)) != GO_DFA)
+		return nfa_ended(re, go, j, at);
+	s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
+	for (i = 0; i < 4; i++)
+		re->next[i] = SIZE_MAX;
+	for (i = j; i < len; i++) {
 		if (re->st[s].skip &&
 		    (i = dfa_skip(re, &re->st[s], p, i, len)) == len)
 			break;
@@ -436,19 +445,15 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 				*at = i;
 				return true;
 			}
+			/* The cache was emptied to make state t. */
 			if (re->flushed && nfa_worth(re, re->pos + i)) {
-				/* The cache was emptied to make state t. */
-				d = &re->st[t];
-				j = i + 1;
-				go = nfa_go(re, run, re->pool + d->pcs,
-				    d->npcs, d->ctx, p, &j, len, &u);
-				if (go != GO_DFA) {
-					re->pos += j;
-					*at = j;
-					return go == GO_MATCH;
-				}
+				j = i;
+				if ((go = nfa_turn(re, run, t, p, &j, len)) !=
+				    GO_DFA)
+					return nfa_ended(re, go, j, at);
 				i = j - 1;
-				t = u;
+				t = dfa_state(re, run->pcs, run->npcs,
+				    run->ctx, &flushed);
 			}
 		}
 		s = t;

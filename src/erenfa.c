@@ -54,8 +54,8 @@ struct nfa {
 	int		*kpc;		/* the pc of each consumer */
 	int		*kof;		/* the consumer at a pc, or -1 */
 	uint64_t	*accept;	/* 256 sets */
-	uint64_t	*shift;		/* per variant, per d: k goes to k + d */
-	unsigned	 shifts[V_MAX];	/* the d + BACK that some consumer has */
+	uint64_t	*shift;		/* per variant, d: k goes to k + d */
+	unsigned	 shifts[V_MAX];	/* each d + BACK some consumer has */
 	uint64_t	*special;	/* per variant: k has a far set */
 	uint64_t	*matchm;	/* per variant: MATCH follows k */
 	uint64_t	*matchend;	/* [previous byte word?] */
@@ -85,6 +85,8 @@ struct nfa {
 	uint64_t	*cl;		/* each pc's closure, bit k: MATCH */
 	uint64_t	*tmp;
 	int		*tidx, *tlow, *tstk, *tcs, *tce, *tcomp;
+	int		 tsp, tcount;	/* Tarjan's stack, its count */
+	int		 prev, next;	/* the context of the closures */
 	int		*hash;		/* far sets that are bitsets, + 1 */
 	size_t		 nhash, slot;
 };
@@ -149,40 +151,79 @@ edge(const struct ere *re, int pc, int e, int prev, int next)
 	return -1;
 }
 
+static void
+bits_or(uint64_t *a, const uint64_t *b, size_t w)
+{
+	size_t i;
+
+	for (i = 0; i < w; i++)
+		a[i] |= b[i];
+}
+
 /*
  * The strongly connected component of the pcs on nf->tstk down to pc,
  * the last found: all its pcs have the same closure, their consumers'
  * and MATCH, and those of the components they lead to, found before.
  */
 static void
-component(const struct ere *re, struct nfa *nf, int pc, int prev, int next,
-    int *sp)
+component(const struct ere *re, struct nfa *nf, int pc)
 {
 	size_t w = (size_t)nf->w, i;
 	uint64_t *acc = nf->cl + (size_t)pc * w;
 	const struct inst *in;
-	int first = *sp, m, e, t;
+	int first = nf->tsp, m, e, t;
 
 	while (nf->tstk[--first] != pc)
 		continue;
-	for (i = (size_t)first; i < (size_t)*sp; i++)
+	for (i = (size_t)first; i < (size_t)nf->tsp; i++)
 		nf->tcomp[nf->tstk[i]] = pc;
-	for (i = (size_t)first; i < (size_t)*sp; i++) {
+	for (i = (size_t)first; i < (size_t)nf->tsp; i++) {
 		in = &re->prog[m = nf->tstk[i]];
 		if (in->op == I_SET)
 			bit_set(acc, nf->kof[m]);
 		else if (in->op == I_MATCH)
 			bit_set(acc, nf->k);
-		for (e = 0; (t = edge(re, m, e, prev, next)) >= 0; e++)
+		for (e = 0; (t = edge(re, m, e, nf->prev, nf->next)) >= 0; e++)
 			if (nf->tcomp[t] != pc)
-				for (size_t j = 0; j < w; j++)
-					acc[j] |= nf->cl[(size_t)t * w + j];
+				bits_or(acc, nf->cl + (size_t)t * w, w);
 	}
-	for (i = (size_t)first; i < (size_t)*sp; i++)
+	for (i = (size_t)first; i < (size_t)nf->tsp; i++)
 		if (nf->tstk[i] != pc)
 			memcpy(nf->cl + (size_t)nf->tstk[i] * w, acc,
 			    w * sizeof(*acc));
-	*sp = first;
+	nf->tsp = first;
+}
+
+/* Tarjan's walk from root, without recursion: tcs and tce its calls. */
+static void
+tarjan(const struct ere *re, struct nfa *nf, int root)
+{
+	int pc, t, csp = 1;
+
+	nf->tcs[0] = root;
+	nf->tce[0] = 0;
+	while (csp > 0) {
+		pc = nf->tcs[csp - 1];
+		if (nf->tce[csp - 1] == 0 && nf->tidx[pc] == 0) {
+			nf->tidx[pc] = nf->tlow[pc] = ++nf->tcount;
+			nf->tstk[nf->tsp++] = pc;
+		}
+		t = edge(re, pc, nf->tce[csp - 1]++, nf->prev, nf->next);
+		if (t >= 0 && nf->tidx[t] == 0) {
+			nf->tcs[csp] = t;
+			nf->tce[csp++] = 0;
+			continue;
+		}
+		if (t >= 0) {
+			if (nf->tcomp[t] == -1 && nf->tidx[t] < nf->tlow[pc])
+				nf->tlow[pc] = nf->tidx[t];
+			continue;
+		}
+		if (nf->tlow[pc] == nf->tidx[pc])
+			component(re, nf, pc);
+		if (--csp > 0 && nf->tlow[pc] < nf->tlow[nf->tcs[csp - 1]])
+			nf->tlow[nf->tcs[csp - 1]] = nf->tlow[pc];
+	}
 }
 
 /*
@@ -195,53 +236,28 @@ static void
 closures(const struct ere *re, struct nfa *nf, int prev, int next)
 {
 	size_t n = (size_t)re->nprog;
-	int root, pc, t, sp = 0, csp, count = 0;
+	int root;
 
 	memset(nf->cl, 0, n * (size_t)nf->w * sizeof(*nf->cl));
 	memset(nf->tidx, 0, n * sizeof(*nf->tidx));
-	for (pc = 0; pc < (int)n; pc++)
-		nf->tcomp[pc] = -1;
-	for (root = 0; root < (int)n; root++) {
-		if (nf->tidx[root] != 0)
-			continue;
-		nf->tcs[0] = root;
-		nf->tce[0] = 0;
-		csp = 1;
-		while (csp > 0) {
-			pc = nf->tcs[csp - 1];
-			if (nf->tce[csp - 1] == 0 && nf->tidx[pc] == 0) {
-				nf->tidx[pc] = nf->tlow[pc] = ++count;
-				nf->tstk[sp++] = pc;
-			}
-			if ((t = edge(re, pc, nf->tce[csp - 1]++, prev,
-			    next)) >= 0) {
-				if (nf->tidx[t] == 0) {
-					nf->tcs[csp] = t;
-					nf->tce[csp++] = 0;
-				} else if (nf->tcomp[t] == -1 &&
-				    nf->tidx[t] < nf->tlow[pc])
-					nf->tlow[pc] = nf->tidx[t];
-				continue;
-			}
-			if (nf->tlow[pc] == nf->tidx[pc])
-				component(re, nf, pc, prev, next, &sp);
-			if (--csp > 0 && nf->tlow[pc] <
-			    nf->tlow[nf->tcs[csp - 1]])
-				nf->tlow[nf->tcs[csp - 1]] = nf->tlow[pc];
-		}
-	}
+	for (root = 0; root < (int)n; root++)
+		nf->tcomp[root] = -1;
+	nf->prev = prev;
+	nf->next = next;
+	nf->tsp = nf->tcount = 0;
+	for (root = 0; root < (int)n; root++)
+		if (nf->tidx[root] == 0)
+			tarjan(re, nf, root);
 }
 
 /*
- * An equal far set among those made: f, a range, or a bitset whose words
- * are at the end of the pool; else -1, its slot in the hash table kept in
- * nf->slot.
+ * An equal far set among those made: f, a range, or a bitset of words b;
+ * else -1, its slot in the hash table kept in nf->slot.
  */
 static int
-far_find(struct nfa *nf, const struct far *f)
+far_find(struct nfa *nf, const struct far *f, const uint64_t *b)
 {
 	size_t len = f->off < 0 ? 0 : (size_t)(f->hi - f->lo), i;
-	const uint64_t *b = len > 0 ? nf->pool + nf->npool : NULL;
 	uint64_t h = ((uint64_t)f->lo << 32 | (uint64_t)f->hi) *
 	    0x9e3779b97f4a7c15U;
 	const struct far *g;
@@ -279,38 +295,10 @@ bits_span(const uint64_t *b, int w, int *lo, int *hi)
 	return n;
 }
 
-/* The far set b (nf->w words, cleared of MATCH), new or an equal one. */
+/* A new far set f. */
 static int
-far_add(struct nfa *nf, const uint64_t *b)
+far_push(struct nfa *nf, const struct far *f)
 {
-	struct far f;
-	int i, n, lo, hi;
-	size_t len;
-
-	if ((n = bits_span(b, nf->w, &lo, &hi)) == 0)
-		return -1;
-	f = (struct far){ lo, hi, -1 };
-	if (n < hi - lo) {
-		/* Not a range: a bitset, its words from lo's to hi's. */
-		f.lo = lo >> 6;
-		f.hi = ((hi - 1) >> 6) + 1;
-		len = (size_t)(f.hi - f.lo);
-		if (nf->npool + len > nf->cappool) {
-			size_t cap = 2 * nf->cappool + len;
-			uint64_t *p = realloc(nf->pool, cap * sizeof(*p));
-
-			if (p == NULL)
-				return -2;
-			nf->pool = p;
-			nf->cappool = cap;
-		}
-		memcpy(nf->pool + nf->npool, b + f.lo, len * sizeof(*b));
-		f.off = (int)nf->npool;
-	}
-	if ((i = far_find(nf, &f)) >= 0)
-		return i;
-	if (f.off >= 0)
-		nf->npool += (size_t)(f.hi - f.lo);
 	if (nf->nfar == nf->capfar) {
 		int cap = 2 * nf->capfar + 16;
 		struct far *p = realloc(nf->far, (size_t)cap * sizeof(*p));
@@ -321,9 +309,46 @@ far_add(struct nfa *nf, const uint64_t *b)
 		nf->capfar = cap;
 	}
 	nf->hash[nf->slot] = nf->nfar + 1;
-	nf->far[nf->nfar] = f;
+	nf->far[nf->nfar] = *f;
 	return nf->nfar++;
 }
+
+/* The far set b (nf->w words, cleared of MATCH), new or an equal one. */
+static int
+far_add(struct nfa *nf, const uint64_t *b)
+{
+	struct far f;
+	int i, n, lo, hi;
+	size_t len = 0;
+
+	if ((n = bits_span(b, nf->w, &lo, &hi)) == 0)
+		return -1;
+	f = (struct far){ lo, hi, -1 };
+	if (n < hi - lo) {
+		/* Not a range: a bitset, its words from lo's to hi's. */
+		f = (struct far){ lo >> 6, ((hi - 1) >> 6) + 1, 0 };
+		len = (size_t)(f.hi - f.lo);
+		b += f.lo;
+	}
+	if ((i = far_find(nf, &f, b)) >= 0)
+		return i;
+	if (len > 0) {
+		if (nf->npool + len > nf->cappool) {
+			size_t cap = 2 * nf->cappool + len;
+			uint64_t *p = realloc(nf->pool, cap * sizeof(*p));
+
+			if (p == NULL)
+				return -2;
+			nf->pool = p;
+			nf->cappool = cap;
+		}
+		memcpy(nf->pool + nf->npool, b, len * sizeof(*b));
+		f.off = (int)nf->npool;
+		nf->npool += len;
+	}
+	return far_push(nf, &f);
+}
+
 
 /* The contexts of variant v: the previous byte's, a next byte. */
 static void
@@ -468,8 +493,8 @@ variant_cost(struct nfa *nf, int v)
 	for (h = 0; h <= nf->k; h++)
 		if (nf->minlo[h] != INT32_MAX)
 			cost += (size_t)((h - 1) / 64 - nf->minlo[h] / 64 + 1);
-	return cost + (size_t)(nf->wstart[(v + 1) * nf->w] -
-	    nf->wstart[v * nf->w]) / 2;
+	return cost + (size_t)(nf->wstart[(size_t)(v + 1) * (size_t)nf->w] -
+	    nf->wstart[(size_t)v * (size_t)nf->w]) / 2;
 }
 
 /*
@@ -484,11 +509,34 @@ last_lo(const struct nfa *nf, size_t v, size_t w, uint64_t mask)
 	    (size_t)__builtin_clzll(mask)];
 }
 
+/*
+ * The pair of word w (its pairs from first to n) that consumer w * 64 + b
+ * of variant v joins, its far set j: the one with the same bitset, or
+ * the one of ranges ending alike whose last consumer starts no later;
+ * else n, a new one.
+ */
+static size_t
+word_pair(struct nfa *nf, size_t v, size_t w, size_t first, size_t n,
+    int j)
+{
+	const struct far *f = &nf->far[j];
+	const struct wfar *p;
+	size_t i;
+
+	for (i = first; i < n; i++) {
+		p = &nf->wfar[i];
+		if (f->off >= 0 ? p->far == j : p->far < 0 && p->hi == f->hi &&
+		    last_lo(nf, v, w, p->mask) <= f->lo)
+			return i;
+	}
+	nf->wfar[n] = (struct wfar){ 0, f->off < 0 ? -1 : j, f->hi };
+	return n;
+}
+
 static bool
 word_groups(struct nfa *nf)
 {
 	size_t n = 0, v, w, i, b, first, kk, nk = (size_t)nf->k;
-	const struct far *f;
 	int j;
 
 	nf->wstart = malloc(((size_t)nf->nvar * (size_t)nf->w + 1) *
@@ -505,17 +553,9 @@ word_groups(struct nfa *nf)
 				kk = v * nk + w * 64 + b;
 				if ((j = nf->farof[kk]) < 0)
 					continue;
-				f = &nf->far[j];
-				nf->klo[kk] = f->lo;
-				for (i = first; i < n; i++)
-					if (f->off < 0 ? nf->wfar[i].far < 0 &&
-					    nf->wfar[i].hi == f->hi &&
-					    last_lo(nf, v, w, nf->wfar[i].mask) <=
-					    f->lo : nf->wfar[i].far == j)
-						break;
-				if (i == n)
-					nf->wfar[n++] = (struct wfar){ 0,
-					    f->off < 0 ? -1 : j, f->hi };
+				nf->klo[kk] = nf->far[j].lo;
+				if ((i = word_pair(nf, v, w, first, n, j)) == n)
+					n++;
 				nf->wfar[i].mask |= (uint64_t)1 << b;
 			}
 		}
@@ -528,15 +568,15 @@ nfa_alloc(struct nfa *nf, int nprog)
 {
 	size_t w = (size_t)nf->w, k = (size_t)nf->k, v = (size_t)nf->nvar;
 
-	nf->kpc = malloc((k + 1) * sizeof(*nf->kpc));
-	nf->kof = malloc((size_t)nprog * sizeof(*nf->kof));
+	nf->kpc = calloc(k + 1, sizeof(*nf->kpc));
+	nf->kof = calloc((size_t)nprog + 1, sizeof(*nf->kof));
 	nf->accept = calloc(256 * w, sizeof(uint64_t));
 	nf->shift = calloc(v * NSHIFT * w, sizeof(uint64_t));
 	nf->special = calloc(v * w, sizeof(uint64_t));
 	nf->matchm = calloc(v * w, sizeof(uint64_t));
 	nf->matchend = calloc(2 * w, sizeof(uint64_t));
 	nf->start = calloc(6 * w, sizeof(uint64_t));
-	nf->farof = malloc(v * k * sizeof(*nf->farof));
+	nf->farof = malloc((v * k + 1) * sizeof(*nf->farof));
 	nf->s = calloc(w, sizeof(uint64_t));
 	nf->d = calloc(w, sizeof(uint64_t));
 	nf->minlo = malloc((k + 1) * sizeof(*nf->minlo));
@@ -680,8 +720,8 @@ nfa_build(const struct ere *re)
 		}
 	}
 	build_free(nf);
-	if (!word_groups(nf) || (nf->stamp = calloc((size_t)(nf->nfar + nf->k + 1),
-	    sizeof(*nf->stamp))) == NULL) {
+	if (!word_groups(nf) || (nf->stamp = calloc((size_t)nf->nfar +
+	    (size_t)nf->k + 1, sizeof(*nf->stamp))) == NULL) {
 		nfa_free(nf);
 		return NULL;
 	}
@@ -779,6 +819,29 @@ set_range(uint64_t *b, int lo, int hi)
  * ORs into d the far sets of the consumers of the state that have one:
  * each bitset once, each run of ranges that end alike once.
  */
+/* ORs into d far set wf's; lo, its range's start where it is one. */
+static void
+far_or(struct nfa *nf, const struct wfar *wf, int lo, uint64_t *d, int *nt)
+{
+	unsigned *hstamp = nf->stamp + nf->nfar;
+	const struct far *f;
+
+	if (wf->far < 0) {
+		if (hstamp[wf->hi] != nf->gen) {
+			hstamp[wf->hi] = nf->gen;
+			nf->minlo[wf->hi] = lo;
+			nf->touched[(*nt)++] = wf->hi;
+		} else if (lo < nf->minlo[wf->hi])
+			nf->minlo[wf->hi] = lo;
+		return;
+	}
+	f = &nf->far[wf->far];
+	if (nf->stamp[wf->far] != nf->gen) {
+		nf->stamp[wf->far] = nf->gen;
+		bits_or(d + f->lo, nf->pool + f->off, (size_t)(f->hi - f->lo));
+	}
+}
+
 static void
 step_far(struct nfa *nf, int v, uint64_t *d)
 {
@@ -786,39 +849,21 @@ step_far(struct nfa *nf, int v, uint64_t *d)
 	const int *ws = nf->wstart + (size_t)v * (size_t)nf->w;
 	const int *klo = nf->klo + (size_t)v * (size_t)nf->k;
 	const struct wfar *wf;
-	const struct far *f;
-	unsigned *hstamp = nf->stamp + nf->nfar;
-	uint64_t x;
-	int w, i, lo, nt = 0;
+	uint64_t x, y;
+	int w, i, nt = 0;
 
 	if (++nf->gen == 0) {
-		memset(nf->stamp, 0, (size_t)(nf->nfar + nf->k + 1) *
+		memset(nf->stamp, 0, ((size_t)nf->nfar + (size_t)nf->k + 1) *
 		    sizeof(*nf->stamp));
 		nf->gen = 1;
 	}
 	for (w = 0; w < nf->w; w++) {
 		if ((x = nf->s[w] & sp[w]) == 0)
 			continue;
-		for (wf = nf->wfar + ws[w]; wf < nf->wfar + ws[w + 1]; wf++) {
-			if ((x & wf->mask) == 0)
-				continue;
-			if (wf->far < 0) {
-				lo = klo[w * 64 + __builtin_ctzll(x & wf->mask)];
-				if (hstamp[wf->hi] != nf->gen) {
-					hstamp[wf->hi] = nf->gen;
-					nf->minlo[wf->hi] = lo;
-					nf->touched[nt++] = wf->hi;
-				} else if (lo < nf->minlo[wf->hi])
-					nf->minlo[wf->hi] = lo;
-				continue;
-			}
-			f = &nf->far[wf->far];
-			if (nf->stamp[wf->far] != nf->gen) {
-				nf->stamp[wf->far] = nf->gen;
-				for (i = f->lo; i < f->hi; i++)
-					d[i] |= nf->pool[f->off + i - f->lo];
-			}
-		}
+		for (wf = nf->wfar + ws[w]; wf < nf->wfar + ws[w + 1]; wf++)
+			if ((y = x & wf->mask) != 0)
+				far_or(nf, wf, klo[w * 64 +
+				    __builtin_ctzll(y)], d, &nt);
 	}
 	for (i = 0; i < nt; i++)
 		set_range(d, nf->minlo[nf->touched[i]], nf->touched[i]);

@@ -90,6 +90,8 @@ struct ere {
 	/* Every match starts at a line start: skip to the next newline. */
 	bool		 anchored;
 	bool		 skips;		/* anchored, or nfirst > 0 */
+	bool		 flushed;	/* the cache: see nfa below */
+	bool		 nfa_failed;	/* no memory to make it */
 	/* With 2 or 3 first bytes: they and NUL, for memchr() each. */
 	unsigned char	 firsts[4];
 	int		 nfirsts;
@@ -99,14 +101,12 @@ struct ere {
 	size_t		 nprefix;
 	/*
 	 * The NFA (erenfa.c), made at once for a large program, else when the
-	 * cache is first emptied; and how many bytes it has yet to match.
+	 * cache is first emptied; how many bytes it has yet to match; the
+	 * bytes fed, and when the cache was last emptied.
 	 */
 	struct nfa	*nfa;
-	bool		 nfa_failed;	/* no memory to make it */
 	size_t		 nfa_left;
-	/* Bytes fed, and when the cache was last emptied. */
 	size_t		 pos, flush_pos;
-	bool		 flushed;
 };
 
 /* Where a stream of lines is between two pieces (see ere_feed()). */
