@@ -537,6 +537,7 @@ static bool
 word_groups(struct nfa *nf)
 {
 	size_t n = 0, v, w, i, b, first, kk, nk = (size_t)nf->k;
+	struct wfar *p;
 	int j;
 
 	nf->wstart = malloc(((size_t)nf->nvar * (size_t)nf->w + 1) *
@@ -560,6 +561,9 @@ word_groups(struct nfa *nf)
 			}
 		}
 	nf->wstart[(size_t)nf->nvar * (size_t)nf->w] = (int)n;
+	/* Most consumers have none: give back what they did not use. */
+	if ((p = realloc(nf->wfar, (n + 1) * sizeof(*p))) != NULL)
+		nf->wfar = p;
 	return true;
 }
 
