@@ -47,6 +47,21 @@ struct wfar {
 	int	 hi;
 };
 
+/*
+ * The consumers of a variant whose far sets are ranges that end at hi
+ * and start in their order, when they are many: the lowest of them in
+ * the state has the widest, found by a scan of their words that stops
+ * at the first with one in it.
+ */
+struct cls {
+	int	 hi;
+	int	 lo;		/* the widest range's start */
+	int	 wlo, whi;	/* the words that hold them */
+	size_t	 off;		/* their mask, in the pool of masks */
+};
+
+#define CLS_MIN		16	/* consumers that make a class worth it */
+
 struct nfa {
 	int		 k, w;		/* consumers, 64-bit words */
 	int		 nvar;		/* 1, or V_MAX with word assertions */
@@ -56,6 +71,8 @@ struct nfa {
 	uint64_t	*accept;	/* 256 sets */
 	uint64_t	*shift;		/* per variant, d: k goes to k + d */
 	unsigned	 shifts[V_MAX];	/* each d + BACK some consumer has */
+	signed char	 dlist[V_MAX][NSHIFT];	/* those d, but 1 */
+	int		 nshifts[V_MAX];
 	uint64_t	*special;	/* per variant: k has a far set */
 	uint64_t	*matchm;	/* per variant: MATCH follows k */
 	uint64_t	*matchend;	/* [previous byte word?] */
@@ -65,6 +82,10 @@ struct nfa {
 	int		*klo;		/* per variant, per consumer: range */
 	struct wfar	*wfar;
 	int		*wstart;	/* per variant and word: its wfar */
+	struct cls	*cls;
+	int		 ncls, cstart[V_MAX + 1];	/* per variant */
+	uint64_t	*cmask;
+	size_t		 ncmask;
 	struct far	*far;
 	int		 nfar, capfar;
 	uint64_t	*pool;
@@ -431,6 +452,9 @@ follows(struct nfa *nf, int v)
 	for (k = 0; k < nf->k; k++)
 		if (!follow(nf, v, k, use, NULL))
 			return false;
+	for (d = 0; d < NSHIFT; d++)
+		if (d != 1 + BACK && (nf->shifts[v] & 1U << d) != 0)
+			nf->dlist[v][nf->nshifts[v]++] = (signed char)(d - BACK);
 	return true;
 }
 
@@ -473,8 +497,13 @@ variant_cost(struct nfa *nf, int v)
 	unsigned d;
 	int k, h;
 
+	const struct cls *c;
+
 	for (d = nf->shifts[v] & ~(1U << (1 + BACK)); d != 0; d &= d - 1)
 		cost += 2 * (size_t)nf->w;
+	for (c = nf->cls + nf->cstart[v]; c < nf->cls + nf->cstart[v + 1]; c++)
+		cost += (size_t)(c->whi - c->wlo + ((c->hi - 1) >> 6) -
+		    (c->lo >> 6) + 1);
 	for (h = 0; h <= nf->k; h++)
 		nf->minlo[h] = INT32_MAX;
 	nf->gen++;
@@ -533,6 +562,97 @@ word_pair(struct nfa *nf, size_t v, size_t w, size_t first, size_t n,
 	return n;
 }
 
+/*
+ * A class of variant v for the ranges ending at hi, if they are many and
+ * start in their order; mark[hi] says it was made.
+ */
+static bool
+class_add(struct nfa *nf, int v, int hi, int *mark)
+{
+	const int *farof = nf->farof + (size_t)v * (size_t)nf->k;
+	struct cls c = { hi, 0, -1, 0, nf->ncmask };
+	int k, j, n = 0, lo = -1;
+	uint64_t *p;
+
+	for (k = 0; k < nf->k; k++) {
+		if ((j = farof[k]) < 0 || nf->far[j].off >= 0 ||
+		    nf->far[j].hi != hi)
+			continue;
+		if (nf->far[j].lo < lo)
+			return true;	/* not in their order */
+		if (n++ == 0) {
+			c.lo = nf->far[j].lo;
+			c.wlo = k >> 6;
+		}
+		lo = nf->far[j].lo;
+		c.whi = (k >> 6) + 1;
+	}
+	if (n < CLS_MIN)
+		return true;
+	if ((p = realloc(nf->cmask, (nf->ncmask + (size_t)(c.whi - c.wlo)) *
+	    sizeof(*p))) == NULL)
+		return false;
+	nf->cmask = p;
+	memset(p + c.off, 0, (size_t)(c.whi - c.wlo) * sizeof(*p));
+	for (k = 0; k < nf->k; k++)
+		if ((j = farof[k]) >= 0 && nf->far[j].off < 0 &&
+		    nf->far[j].hi == hi)
+			bit_set(p + c.off, k - (c.wlo << 6));
+	nf->ncmask += (size_t)(c.whi - c.wlo);
+	nf->cls[nf->ncls++] = c;
+	mark[hi] = v;
+	return true;
+}
+
+/*
+ * The classes of variant v; their consumers leave special and the word
+ * groups.  Every consumer's range start is kept in klo.
+ */
+static bool
+classes(struct nfa *nf, int v, int *mark)
+{
+	int *farof = nf->farof + (size_t)v * (size_t)nf->k;
+	int j, k, h;
+
+	nf->cstart[v] = nf->ncls;
+	for (h = 0; h <= nf->k; h++)
+		mark[h] = -1;
+	for (j = 0; j < nf->nfar; j++)
+		if (nf->far[j].off < 0 && mark[nf->far[j].hi] == -1) {
+			mark[nf->far[j].hi] = -2;	/* looked at */
+			if (!class_add(nf, v, nf->far[j].hi, mark))
+				return false;
+		}
+	for (k = 0; k < nf->k; k++) {
+		if ((j = farof[k]) < 0 || nf->far[j].off >= 0)
+			continue;
+		nf->klo[(size_t)v * (size_t)nf->k + (size_t)k] = nf->far[j].lo;
+		if (mark[nf->far[j].hi] != v)
+			continue;
+		nf->special[(size_t)v * (size_t)nf->w + (size_t)(k >> 6)] &=
+		    ~((uint64_t)1 << (k & 63));
+		farof[k] = -1;
+	}
+	nf->cstart[v + 1] = nf->ncls;
+	return true;
+}
+
+static bool
+all_classes(struct nfa *nf)
+{
+	size_t nk = (size_t)nf->nvar * (size_t)nf->k + 1;
+	int v;
+
+	nf->klo = calloc(nk, sizeof(*nf->klo));
+	nf->cls = malloc(nk * sizeof(*nf->cls));
+	if (nf->klo == NULL || nf->cls == NULL)
+		return false;
+	for (v = 0; v < nf->nvar; v++)
+		if (!classes(nf, v, nf->touched))
+			return false;
+	return true;
+}
+
 static bool
 word_groups(struct nfa *nf)
 {
@@ -543,8 +663,7 @@ word_groups(struct nfa *nf)
 	nf->wstart = malloc(((size_t)nf->nvar * (size_t)nf->w + 1) *
 	    sizeof(*nf->wstart));
 	nf->wfar = malloc(((size_t)nf->nvar * nk + 1) * sizeof(*nf->wfar));
-	nf->klo = malloc(((size_t)nf->nvar * nk + 1) * sizeof(*nf->klo));
-	if (nf->wstart == NULL || nf->wfar == NULL || nf->klo == NULL)
+	if (nf->wstart == NULL || nf->wfar == NULL)
 		return false;
 	for (v = 0; v < (size_t)nf->nvar; v++)
 		for (w = 0; w < (size_t)nf->w; w++) {
@@ -554,7 +673,6 @@ word_groups(struct nfa *nf)
 				kk = v * nk + w * 64 + b;
 				if ((j = nf->farof[kk]) < 0)
 					continue;
-				nf->klo[kk] = nf->far[j].lo;
 				if ((i = word_pair(nf, v, w, first, n, j)) == n)
 					n++;
 				nf->wfar[i].mask |= (uint64_t)1 << b;
@@ -682,6 +800,8 @@ nfa_free(struct nfa *nf)
 	free(nf->start);
 	free(nf->farof);
 	free(nf->klo);
+	free(nf->cls);
+	free(nf->cmask);
 	free(nf->wfar);
 	free(nf->wstart);
 	free(nf->far);
@@ -724,7 +844,7 @@ nfa_build(const struct ere *re)
 		}
 	}
 	build_free(nf);
-	if (!word_groups(nf) || (nf->stamp = calloc((size_t)nf->nfar +
+	if (!all_classes(nf) || !word_groups(nf) || (nf->stamp = calloc((size_t)nf->nfar +
 	    (size_t)nf->k + 1, sizeof(*nf->stamp))) == NULL) {
 		nfa_free(nf);
 		return NULL;
@@ -786,21 +906,6 @@ matches_at_end(const struct nfa *nf)
 	return false;
 }
 
-/* Whether the state matches before a byte that is a word byte or not. */
-static bool
-matches_before(const struct nfa *nf, int v, int nw)
-{
-	const uint64_t *m = nf->matchm + (size_t)v * (size_t)nf->w;
-	int w;
-
-	if (nf->startmatch[nf->ctx][nw])
-		return true;
-	for (w = 0; w < nf->w && !nf->empty; w++)
-		if (nf->s[w] & m[w])
-			return true;
-	return false;
-}
-
 /* Sets the bits [lo, hi) of b. */
 static void
 set_range(uint64_t *b, int lo, int hi)
@@ -823,20 +928,28 @@ set_range(uint64_t *b, int lo, int hi)
  * ORs into d the far sets of the consumers of the state that have one:
  * each bitset once, each run of ranges that end alike once.
  */
+/* The range [lo, hi) is to be set: the widest of those ending at hi. */
+static void
+range_add(struct nfa *nf, int lo, int hi, int *nt)
+{
+	unsigned *hstamp = nf->stamp + nf->nfar;
+
+	if (hstamp[hi] != nf->gen) {
+		hstamp[hi] = nf->gen;
+		nf->minlo[hi] = lo;
+		nf->touched[(*nt)++] = hi;
+	} else if (lo < nf->minlo[hi])
+		nf->minlo[hi] = lo;
+}
+
 /* ORs into d far set wf's; lo, its range's start where it is one. */
 static void
 far_or(struct nfa *nf, const struct wfar *wf, int lo, uint64_t *d, int *nt)
 {
-	unsigned *hstamp = nf->stamp + nf->nfar;
 	const struct far *f;
 
 	if (wf->far < 0) {
-		if (hstamp[wf->hi] != nf->gen) {
-			hstamp[wf->hi] = nf->gen;
-			nf->minlo[wf->hi] = lo;
-			nf->touched[(*nt)++] = wf->hi;
-		} else if (lo < nf->minlo[wf->hi])
-			nf->minlo[wf->hi] = lo;
+		range_add(nf, lo, wf->hi, nt);
 		return;
 	}
 	f = &nf->far[wf->far];
@@ -846,13 +959,33 @@ far_or(struct nfa *nf, const struct wfar *wf, int lo, uint64_t *d, int *nt)
 	}
 }
 
+/* The classes of variant v: the range of each one's lowest in the state. */
+static void
+step_classes(struct nfa *nf, int v, const int *klo, int *nt)
+{
+	const struct cls *c, *end = nf->cls + nf->cstart[v + 1];
+	const uint64_t *m;
+	uint64_t y;
+	int w;
+
+	for (c = nf->cls + nf->cstart[v]; c < end; c++) {
+		m = nf->cmask + c->off;
+		for (w = c->wlo; w < c->whi; w++)
+			if ((y = nf->s[w] & m[w - c->wlo]) != 0) {
+				range_add(nf, klo[w * 64 + __builtin_ctzll(y)],
+				    c->hi, nt);
+				break;
+			}
+	}
+}
+
 static void
 step_far(struct nfa *nf, int v, uint64_t *d)
 {
 	const uint64_t *sp = nf->special + (size_t)v * (size_t)nf->w;
 	const int *ws = nf->wstart + (size_t)v * (size_t)nf->w;
 	const int *klo = nf->klo + (size_t)v * (size_t)nf->k;
-	const struct wfar *wf;
+	const struct wfar *wf, *end, *base = nf->wfar;
 	uint64_t x, y;
 	int w, i, nt = 0;
 
@@ -864,11 +997,12 @@ step_far(struct nfa *nf, int v, uint64_t *d)
 	for (w = 0; w < nf->w; w++) {
 		if ((x = nf->s[w] & sp[w]) == 0)
 			continue;
-		for (wf = nf->wfar + ws[w]; wf < nf->wfar + ws[w + 1]; wf++)
+		for (wf = base + ws[w], end = base + ws[w + 1]; wf < end; wf++)
 			if ((y = x & wf->mask) != 0)
 				far_or(nf, wf, klo[w * 64 +
 				    __builtin_ctzll(y)], d, &nt);
 	}
+	step_classes(nf, v, klo, &nt);
 	for (i = 0; i < nt; i++)
 		set_range(d, nf->minlo[nf->touched[i]], nf->touched[i]);
 }
@@ -879,11 +1013,10 @@ step_shifts(const struct nfa *nf, int v, uint64_t *d)
 {
 	const uint64_t *sh;
 	uint64_t x, carry;
-	int k, w, n = nf->w;
+	int i, k, w, n = nf->w;
 
-	for (k = -BACK; k < NSHIFT - BACK; k++) {
-		if (k == 1 || (nf->shifts[v] & 1U << (k + BACK)) == 0)
-			continue;
+	for (i = 0; i < nf->nshifts[v]; i++) {
+		k = nf->dlist[v][i];
 		sh = nf->shift + ((size_t)v * NSHIFT + (size_t)(k + BACK)) *
 		    (size_t)n;
 		if (k == 0)
@@ -912,19 +1045,25 @@ static bool
 step(struct nfa *nf, int c)
 {
 	int nw = ere_is_word(c), v, w;
-	const uint64_t *sh, *st, *a = nf->accept + (size_t)c * (size_t)nf->w;
-	uint64_t x, carry = 0, any = 0, *d = nf->d, *s = nf->s;
+	const uint64_t *m, *sh, *st, *a = nf->accept + (size_t)c *
+	    (size_t)nf->w;
+	uint64_t x, hit = 0, carry = 0, any = 0, *d = nf->d, *s = nf->s;
 
 	v = nf->nvar == 1 ? 0 : (nf->ctx == C_WORD) * 2 + nw;
-	if (matches_before(nf, v, nw))
+	if (nf->startmatch[nf->ctx][nw])
 		return true;
+	m = nf->matchm + (size_t)v * (size_t)nf->w;
 	sh = nf->shift + ((size_t)v * NSHIFT + 1 + BACK) * (size_t)nf->w;
 	st = nf->start + (size_t)(nf->ctx * 2 + nw) * (size_t)nf->w;
+	/* Whether MATCH follows, and the successors, in one pass. */
 	for (w = 0; w < nf->w; w++) {
+		hit |= s[w] & m[w];
 		x = s[w] & sh[w];
 		d[w] = st[w] | x << 1 | carry;
 		carry = x >> 63;
 	}
+	if (hit != 0)
+		return true;
 	if (!nf->empty) {
 		step_shifts(nf, v, d);
 		step_far(nf, v, d);

@@ -395,6 +395,11 @@ static const struct ltest ltests[] = {
 	/* Ranges that end alike: the widest is of the lowest consumer. */
 	{ CHAIN "|x(a?b?){3}y", NULL, LONG, "30000:xababay", true, 30007 },
 	{ CHAIN "|x(a?b?){3}y", NULL, LONG, "30000:xaaaay", false, 0 },
+	/* Many such: one scan finds the lowest in the state. */
+	{ CHAIN "|x(a?){30}y", NULL, LONG,
+	    "30000:x" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "y", true, 30031 },
+	{ CHAIN "|x(a?){30}y", NULL, LONG,
+	    "30000:x" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "y", false, 0 },
 	/* Bytes of 0x80 and above are bytes, and not word bytes. */
 	{ "[ab\x80-\xff]*a[\x80-\xff]{12}c\\b", "\x80\xe9\xff" "ab", LONG,
 	    "40000:a\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9"
