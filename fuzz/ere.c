@@ -13,7 +13,10 @@
  * subject both agree on whether it matches and where the leftmost match
  * starts.  EREs with a newline are left out: retry refuses them before.
  * And the stream of lines retry feeds in pieces (ere_feed()) gives ere's
- * answer on each subject however it is cut in two.
+ * answer on each subject however it is cut in two.  It is built with
+ * -DERE_TEST_NFA (mk/quality.mk): the DFA keeps 2 states, so that the
+ * bit-parallel NFA (src/erenfa.c) matches most of every subject and the
+ * hand-overs between the two happen everywhere.
  */
 #include <regex.h>
 #include <stdbool.h>
