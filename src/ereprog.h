@@ -87,11 +87,11 @@ struct ere {
 	int		 nfirst;	/* 0: no skipping */
 	int		 first1;	/* the byte, when there is one */
 	unsigned char	 first[256];	/* and NUL */
+	bool		 flushed;	/* the cache: see nfa below */
+	bool		 nfa_failed;	/* no memory to make the NFA */
 	/* Every match starts at a line start: skip to the next newline. */
 	bool		 anchored;
 	bool		 skips;		/* anchored, or nfirst > 0 */
-	bool		 flushed;	/* the cache: see nfa below */
-	bool		 nfa_failed;	/* no memory to make it */
 	/* With 2 or 3 first bytes: they and NUL, for memchr() each. */
 	unsigned char	 firsts[4];
 	int		 nfirsts;
