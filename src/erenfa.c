@@ -71,7 +71,7 @@ struct nfa {
 	uint64_t	*accept;	/* 256 sets */
 	uint64_t	*shift;		/* per variant, d: k goes to k + d */
 	unsigned	 shifts[V_MAX];	/* each d + BACK some consumer has */
-	signed char	 dlist[V_MAX][NSHIFT];	/* those d, but 1 */
+	unsigned char	 dlist[V_MAX][NSHIFT];	/* those d + BACK, but 1 */
 	int		 nshifts[V_MAX];
 	uint64_t	*special;	/* per variant: k has a far set */
 	uint64_t	*matchm;	/* per variant: MATCH follows k */
@@ -454,7 +454,7 @@ follows(struct nfa *nf, int v)
 			return false;
 	for (d = 0; d < NSHIFT; d++)
 		if (d != 1 + BACK && (nf->shifts[v] & 1U << d) != 0)
-			nf->dlist[v][nf->nshifts[v]++] = (signed char)(d - BACK);
+			nf->dlist[v][nf->nshifts[v]++] = (unsigned char)d;
 	return true;
 }
 
@@ -844,8 +844,9 @@ nfa_build(const struct ere *re)
 		}
 	}
 	build_free(nf);
-	if (!all_classes(nf) || !word_groups(nf) || (nf->stamp = calloc((size_t)nf->nfar +
-	    (size_t)nf->k + 1, sizeof(*nf->stamp))) == NULL) {
+	if (!all_classes(nf) || !word_groups(nf) ||
+	    (nf->stamp = calloc((size_t)nf->nfar + (size_t)nf->k + 1,
+	    sizeof(*nf->stamp))) == NULL) {
 		nfa_free(nf);
 		return NULL;
 	}
@@ -1016,7 +1017,7 @@ step_shifts(const struct nfa *nf, int v, uint64_t *d)
 	int i, k, w, n = nf->w;
 
 	for (i = 0; i < nf->nshifts[v]; i++) {
-		k = nf->dlist[v][i];
+		k = nf->dlist[v][i] - BACK;
 		sh = nf->shift + ((size_t)v * NSHIFT + (size_t)(k + BACK)) *
 		    (size_t)n;
 		if (k == 0)
