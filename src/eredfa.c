@@ -10,8 +10,11 @@
  * A line is matched up to its first NUL byte: from there to its newline
  * nothing is looked at.  Where no thread is alive it skips, with memchr(),
  * to a byte that can start a match or, for an ERE anchored at the line
- * start, to the next newline.  It also owns the NFA closure that ere.c's
- * Pike pass uses.
+ * start, to the next newline.  Where the cache keeps being emptied, the
+ * DFA needing a new state at nearly every byte, it hands the stream to
+ * the bit-parallel NFA of erenfa.c for a while, if that is cheaper (see
+ * nfa_worth()).  It also owns the NFA closure that ere.c's Pike pass
+ * uses.
  */
 #include <stdint.h>
 #include <stdlib.h>
