@@ -6,7 +6,10 @@
  * (glibc's syntax and words for the errors) whose leaves are sets of bytes
  * (ereclass.c); this file owns the rest.  The tree becomes a Thompson
  * NFA, a program of at most ERE_MAX_PROG instructions (ereprog.h), which
- * eredfa.c runs as a DFA to say whether and where a line matches.  Only
+ * eredfa.c runs as a DFA to say whether and where a line matches, and
+ * erenfa.c, where the DFA would need a new state at nearly every byte, as
+ * a bit-parallel NFA; an ERE that neither could match fast is refused as
+ * too complex (ERE_MAX_COST).  Only
  * ere_exec(), for a line that matches, runs the NFA again here, with the
  * start of each thread, to say where the leftmost match starts.  Lines
  * are matched one by one: no match crosses a newline, and ^ $ \` \' match
