@@ -86,8 +86,8 @@ SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/preset.c \
 	  src/attempt.c src/spawn.c src/leftovers.c src/streams.c src/feed.c \
 	  src/held.c src/match.c src/env.c src/signals.c src/fd.c src/clock.c \
 	  src/guard.c src/budget.c src/statefile.c src/redisstore.c src/resolve.c \
-	  src/tls.c src/ere.c src/eredfa.c src/erelit.c src/eresyntax.c \
-	  src/ereclass.c src/summary.c
+	  src/tls.c src/ere.c src/eredfa.c src/erelit.c src/erenfa.c \
+	  src/eresyntax.c src/ereclass.c src/summary.c
 HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
 	  src/config.h src/defs.h src/dryrun.h src/env.h src/envopts.h \
 	  src/escape.h src/fd.h src/feed.h src/format.h src/guard.h \
@@ -147,16 +147,24 @@ tests/helpers/zombie-leader: tests/helpers/zombie-leader.c
 
 # The table of cases of the ERE matcher (tests/ere.bats).
 ERE_SRCS = tests/helpers/ere-test.c src/ere.c src/eredfa.c src/erelit.c \
-	   src/eresyntax.c src/ereclass.c
+	   src/erenfa.c src/eresyntax.c src/ereclass.c
 tests/helpers/ere-test: $(ERE_SRCS) src/ere.h src/eresyntax.h src/ereclass.h \
 	    src/ereprog.h src/erelit.h
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -Isrc -o tests/helpers/ere-test \
 	    $(ERE_SRCS) $(LDFLAGS)
 
+# The same, its DFA cut to 2 states so that the NFA (src/erenfa.c) takes
+# every stream over as soon as it can.
+tests/helpers/ere-test-nfa: $(ERE_SRCS) src/ere.h src/eresyntax.h \
+	    src/ereclass.h src/ereprog.h src/erelit.h
+	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_TEST_NFA -Isrc \
+	    -o tests/helpers/ere-test-nfa $(ERE_SRCS) $(LDFLAGS)
+
 # The programs the suite runs besides retry: every target that runs the
 # whole suite builds them all.
 TEST_HELPERS = tests/helpers/wstatus tests/helpers/zombie-leader \
-	       tests/helpers/guard-rules tests/helpers/ere-test
+	       tests/helpers/guard-rules tests/helpers/ere-test \
+	       tests/helpers/ere-test-nfa
 test-helpers: $(TEST_HELPERS)
 
 # The set-up commands: they install what is missing, then build.

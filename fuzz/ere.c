@@ -14,7 +14,10 @@
  * starts.  EREs with a newline are left out: retry refuses them before.
  * And the stream of lines retry feeds in pieces (ere_feed()) gives ere's
  * answer on each subject however it is cut in two, and on all of them,
- * one a line, cut in two at a few places.
+ * one a line, cut in two at a few places.  It is built with
+ * -DERE_TEST_NFA (mk/quality.mk): the DFA keeps 2 states, so that the
+ * bit-parallel NFA (src/erenfa.c) matches most of every subject and the
+ * hand-overs between the two happen everywhere.
  */
 #include <regex.h>
 #include <stdbool.h>
@@ -49,7 +52,8 @@ has_backref(const char *s)
  * empty string: glibc took more than a minute on "^(|<T)+{22}gg" and on
  * "(a|\\>)*{,29}..." (an assertion), so with any '|' 8 copies are the
  * most; and so with a ^ past the first byte, which it took more than 10
- * seconds to compile in "(^)*{,22})}&$".
+ * seconds to compile in "(^)*{,22})}&$", and with an assertion:
+ * "(\\b){,48}" took glibc 14 s and 3.9 GB.
  */
 static bool
 libc_slow(const char *s)
@@ -58,7 +62,9 @@ libc_slow(const char *s)
 	int ops = 0;
 
 	if (strchr(s, '|') != NULL ||
-	    (*s != '\0' && strchr(s + 1, '^') != NULL))
+	    (*s != '\0' && strchr(s + 1, '^') != NULL) ||
+	    strstr(s, "\\b") != NULL || strstr(s, "\\B") != NULL ||
+	    strstr(s, "\\<") != NULL || strstr(s, "\\>") != NULL)
 		most = 8;
 
 	for (; *s != '\0'; s++) {

@@ -87,7 +87,12 @@ FUZZ_JOBS	?= 2
 build/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 	@mkdir -p $(@D)
 	$(QUALITY_BUILD) -Isrc -g -O1 -fsanitize=fuzzer $(SAN_FLAGS) \
-	    -o $@ $< $(LIB_SRCS) $(BSD_LIBS) $(HIREDIS_LIBS)
+	    $(FUZZ_DEFS) -o $@ $< $(LIB_SRCS) $(BSD_LIBS) $(HIREDIS_LIBS)
+
+# The ERE harness cuts the DFA to 2 states, so that the NFA
+# (src/erenfa.c) takes over every stream it can, and the hand-overs
+# between the two are fuzzed too (src/ereprog.h).
+build/fuzz/ere: FUZZ_DEFS = -DERE_TEST_NFA
 
 fuzz-build: $(FUZZ_BINS)
 

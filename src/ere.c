@@ -8,10 +8,13 @@
  * holds, for the search to skip to; this file owns the rest.  The tree
  * becomes a Thompson NFA, a program of at most ERE_MAX_PROG instructions
  * (ereprog.h), which eredfa.c runs as a DFA to say whether and where a
- * line matches.  Only ere_exec(), for a line that matches, runs the NFA
- * again here, with the start of each thread, to say where the leftmost
- * match starts.  Lines are matched one by one: no match crosses a
- * newline, and ^ $ \` \' match at the start and end of each line.
+ * line matches, and erenfa.c, where the DFA would need a new state at
+ * nearly every byte, as a bit-parallel NFA; an ERE that neither could
+ * match fast is refused as too complex (ERE_MAX_COST).  Only ere_exec(),
+ * for a line that matches, runs the NFA again here, with the start of
+ * each thread, to say where the leftmost match starts.  Lines are matched
+ * one by one: no match crosses a newline, and ^ $ \` \' match at the
+ * start and end of each line.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #include "eresyntax.h"
 
 static const char E_SPACE[] = "Memory exhausted";	/* eresyntax.c's too */
+static const char E_COMPLEX[] = "too complex";		/* and this one */
 
 /* ---- code generation --------------------------------------------------- */
 
@@ -281,6 +285,23 @@ ere_compile(const char *pattern, const char **why)
 	if (re->anchored)
 		re->lits.n = 0;
 	re->skips = re->anchored || re->nfirst > 0 || re->lits.n > 0;
+	/*
+	 * Where a miss of the DFA may cost more than ERE_MAX_COST, the NFA is
+	 * built now, to know whether it is fast enough; else only when the
+	 * DFA first misses too often (eredfa.c), and most EREs never do.
+	 */
+	if (MISS_COST(re->nprog) <= ERE_MAX_COST)
+		return re;
+	if ((re->nfa = nfa_build(re)) == NULL) {
+		ere_free(re);
+		*why = E_SPACE;
+		return NULL;
+	}
+	if (nfa_cost(re->nfa) > ERE_MAX_COST) {
+		ere_free(re);
+		*why = E_COMPLEX;
+		return NULL;
+	}
 	return re;
 }
 
@@ -306,6 +327,7 @@ ere_free(struct ere *re)
 	free(re->seen);
 	free(re->st);
 	free(re->pool);
+	nfa_free(re->nfa);
 	free(re);
 }
 

@@ -11,8 +11,11 @@
  * nothing is looked at.  Where no thread is alive it skips, with memchr(),
  * to the next line that holds one of the literals every match holds
  * (erelit.c found them), to a byte that can start a match or, for an ERE
- * anchored at the line start, to the next newline.  It also owns the NFA
- * closure that ere.c's Pike pass uses.
+ * anchored at the line start, to the next newline.  Where the cache keeps
+ * being emptied, the DFA needing a new state at nearly every byte, it
+ * hands the stream to the bit-parallel NFA of erenfa.c for a while, if
+ * that is cheaper (see nfa_worth()).  It also owns the NFA closure that
+ * ere.c's Pike pass uses.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -28,28 +31,6 @@ _Static_assert(DFA_POOL > ERE_MAX_PROG + 1, "DFA_POOL too small");
 
 #define T_UNKNOWN	(-1)	/* a transition not yet computed */
 #define T_MATCH		(-2)	/* the line matches */
-
-/* Whether an assertion holds between prev (a context) and next (-1: end). */
-static bool
-assert_holds(int kind, int prev, int next)
-{
-	bool pw = prev == C_WORD, nw = next >= 0 && ere_is_word(next);
-
-	switch (kind) {
-	case A_BOL:
-		return prev == C_LINE;
-	case A_EOL:
-		return next < 0;
-	case A_WORDB:
-		return pw != nw;
-	case A_NWORDB:
-		return pw == nw;
-	case A_WBEG:
-		return !pw && nw;
-	default:
-		return pw && !nw;
-	}
-}
 
 /*
  * Follows pc through splits, jumps and assertions that hold, appending
@@ -104,9 +85,19 @@ ere_next_gen(struct ere *re)
 	}
 }
 
+/*
+ * When the cache was full, the stream goes to the NFA if that is cheaper
+ * than the DFA has been (nfa_worth()), for a spell of 8 times the work
+ * of filling the cache again, after which the DFA fills it again: at
+ * worst an eighth more work than the NFA alone, and the DFA has its turn
+ * back soon where it was warm (MISS_COST() in ereprog.h).
+ */
+#define NFA_SPELL_MIN		4096
+
 static void
 dfa_flush(struct ere *re)
 {
+	re->flushed = true;
 	re->nst = 0;
 	re->npool = 0;
 	memset(re->hash, 0, sizeof(re->hash));
@@ -447,24 +438,97 @@ dfa_save(const struct ere *re, int s, struct ere_run *run)
 		    sizeof(*run->pcs));
 }
 
+/*
+ * The cache has just been emptied, at the pos'th byte fed: whether the
+ * NFA is to take the stream over, the DFA having made DFA_STATES states
+ * since it was last emptied in too few bytes for that to be cheaper.
+ */
+static bool
+nfa_worth(struct ere *re, size_t pos)
+{
+	double refill = DFA_STATES * MISS_COST(re->nprog);
+	size_t bytes = pos - re->flush_pos;
+
+	re->flushed = false;
+	re->flush_pos = pos;
+	/* Without memory for it, the DFA goes on: slower, never wrong. */
+	if (re->nfa == NULL && !re->nfa_failed &&
+	    (re->nfa = nfa_build(re)) == NULL)
+		re->nfa_failed = true;
+	if (re->nfa == NULL || (!NFA_ALWAYS && refill <= (double)bytes *
+	    (double)nfa_cost(re->nfa)))
+		return false;
+	re->nfa_left = (size_t)(8 * refill / (double)nfa_cost(re->nfa));
+	if (re->nfa_left < NFA_SPELL_MIN)
+		re->nfa_left = NFA_SPELL_MIN;
+	return true;
+}
+
+enum { GO_MATCH, GO_END, GO_DFA };
+
+/*
+ * The NFA matches p[*i..len) on from the threads in from: until a match,
+ * seen at *i; the end, its state kept in run; or the end of its spell,
+ * where the DFA goes on at *i from the state kept in run.
+ */
+static int
+nfa_go(struct ere *re, struct ere_run *run, const struct ere_run *from,
+    const unsigned char *p, size_t *i, size_t len)
+{
+	bool match;
+
+	nfa_load(re->nfa, from->pcs, from->npcs, from->ctx);
+	*i = nfa_run(re->nfa, p, *i, len, &match, &re->nfa_left);
+	if (match)
+		return GO_MATCH;
+	run->npcs = nfa_save(re->nfa, run->pcs, &run->ctx);
+	run->midline = p[len - 1] != '\n';
+	return *i == len ? GO_END : GO_DFA;
+}
+
+/* nfa_go() from DFA state t, after the byte at *i. */
+static int
+nfa_turn(struct ere *re, struct ere_run *run, int t, const unsigned char *p,
+    size_t *i, size_t len)
+{
+	const struct dstate *d = &re->st[t];
+	struct ere_run from = { re->pool + d->pcs, d->npcs, d->ctx, true };
+
+	++*i;
+	return nfa_go(re, run, &from, p, i, len);
+}
+
+/* The NFA matched, at j, or took the piece to its end. */
+static bool
+nfa_ended(struct ere *re, int go, size_t j, size_t *at)
+{
+	re->pos += j;
+	*at = j;
+	return go == GO_MATCH;
+}
+
 bool
 ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
     size_t *at)
 {
 	const unsigned char *p = (const unsigned char *)text;
 	bool flushed = false;
-	size_t i;
-	int s, t;
+	size_t i, j = 0;
+	int s, t, go;
 
+	/* i, s and t are never address-taken: they stay in registers. */
 	if (len == 0)
 		return false;
+	if (re->nfa_left > 0 &&
+	    (go = nfa_go(re, run, run, p, &j, len)) != GO_DFA)
+		return nfa_ended(re, go, j, at);
 	s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
 	for (i = 0; i < 4; i++)
 		re->next[i] = SIZE_MAX;
 	for (i = 0; i < LIT_MAX; i++)
 		re->litnext[i] = SIZE_MAX;
 	re->nextnl = SIZE_MAX;
-	for (i = 0; i < len; i++) {
+	for (i = j; i < len; i++) {
 		if (re->st[s].skip &&
 		    (i = dfa_skip(re, &re->st[s], p, i, len)) == len)
 			break;
@@ -472,12 +536,24 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 			if (t == T_UNKNOWN)
 				t = dfa_step(re, s, p[i]);
 			if (t == T_MATCH) {
+				re->pos += i;
 				*at = i;
 				return true;
+			}
+			/* The cache was emptied to make state t. */
+			if (re->flushed && nfa_worth(re, re->pos + i)) {
+				j = i;
+				if ((go = nfa_turn(re, run, t, p, &j, len)) !=
+				    GO_DFA)
+					return nfa_ended(re, go, j, at);
+				i = j - 1;
+				t = dfa_state(re, run->pcs, run->npcs,
+				    run->ctx, &flushed);
 			}
 		}
 		s = t;
 	}
+	re->pos += len;
 	dfa_save(re, s, run);
 	run->midline = p[len - 1] != '\n';
 	return false;

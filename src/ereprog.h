@@ -1,7 +1,9 @@
 /*
  * ereprog.h: the compiled form of an ERE, shared by ere.c, which builds
- * it and finds where a match starts, and eredfa.c, which runs the DFA
- * over a stream of lines.  No other file includes it.
+ * it and finds where a match starts, eredfa.c, which runs the DFA over a
+ * stream of lines, and erenfa.c, the bit-parallel NFA that eredfa.c
+ * hands a stream to while its cache keeps missing.  No other file
+ * includes it.
  */
 #ifndef EREPROG_H
 #define EREPROG_H
@@ -12,10 +14,33 @@
 #include "ere.h"
 #include "ereclass.h"
 #include "erelit.h"
+#include "eresyntax.h"
 
+/*
+ * Built with -DERE_TEST_NFA (the fuzzer, ere-test's second run), the cache
+ * holds 2 states and the NFA (erenfa.c) takes the stream whenever it is
+ * emptied, so that both and the hand-overs between them are tested.
+ */
+#ifdef ERE_TEST_NFA
+#define DFA_STATES	2
+#define NFA_ALWAYS	1
+#else
 #define DFA_STATES	256
+#define NFA_ALWAYS	0
+#endif
 #define DFA_POOL	32768	/* program counters of all cached states */
 #define HASH_SIZE	512	/* twice DFA_STATES, a power of 2 */
+
+/*
+ * What a byte costs at worst, in the units of nfa_cost(), each about a
+ * nanosecond on the machine that measured them (bench/results.md): a
+ * missing transition of the DFA is a pass over the program, about 6
+ * units an instruction, and the new state's table.  An ERE for which
+ * both that and its NFA's step cost more than ERE_MAX_COST is refused as
+ * "too complex": about 65 ms for a 64 KiB line, whatever the line.
+ */
+#define MISS_COST(nprog)	(150 + 6 * (double)(nprog))
+#define ERE_MAX_COST		1000
 
 enum op { I_SET, I_SPLIT, I_JMP, I_ASSERT, I_MATCH };
 
@@ -63,6 +88,8 @@ struct ere {
 	int		 nfirst;	/* 0: no skipping */
 	int		 first1;	/* the byte, when there is one */
 	unsigned char	 first[256];	/* and NUL */
+	bool		 flushed;	/* the cache: see nfa below */
+	bool		 nfa_failed;	/* no memory to make the NFA */
 	/* Every match starts at a line start: skip to the next newline. */
 	bool		 anchored;
 	bool		 skips;		/* anchored, or nfirst > 0 */
@@ -77,6 +104,14 @@ struct ere {
 	struct ere_lits	 lits;
 	size_t		 litnext[LIT_MAX];	/* each next: this feed's */
 	size_t		 nextnl;	/* the next newline: this feed's */
+	/*
+	 * The NFA (erenfa.c), made at once for a large program, else when the
+	 * cache is first emptied; how many bytes it has yet to match; the
+	 * bytes fed, and when the cache was last emptied.
+	 */
+	struct nfa	*nfa;
+	size_t		 nfa_left;
+	size_t		 pos, flush_pos;
 };
 
 /* Where a stream of lines is between two pieces (see ere_feed()). */
@@ -94,8 +129,47 @@ ere_is_word(int c)
 	    (c >= 'a' && c <= 'z') || c == '_';
 }
 
+/* Whether an assertion holds between prev (a context) and next (-1: end). */
+static inline bool
+assert_holds(int kind, int prev, int next)
+{
+	bool pw = prev == C_WORD, nw = next >= 0 && ere_is_word(next);
+
+	switch (kind) {
+	case A_BOL:
+		return prev == C_LINE;
+	case A_EOL:
+		return next < 0;
+	case A_WORDB:
+		return pw != nw;
+	case A_NWORDB:
+		return pw == nw;
+	case A_WBEG:
+		return !pw && nw;
+	default:
+		return pw && !nw;
+	}
+}
+
 bool	ere_closure(struct ere *re, int pc, int prev, int next, int *n,
 	    size_t start);
 void	ere_next_gen(struct ere *re);
+
+/*
+ * erenfa.c.  nfa_build() returns NULL when memory is exhausted; nfa_cost()
+ * is the most 64-bit words one byte's step can cost.  A state is given
+ * and taken as the DFA's: the pcs after the consumers that took the last
+ * byte, ascending, and that byte's context.  nfa_run() matches p[i..len)
+ * but at most *left bytes, which it counts down: where it stopped, and in
+ * *match whether that is where a match is seen.
+ */
+struct nfa;
+struct nfa	*nfa_build(const struct ere *re);
+size_t		 nfa_cost(const struct nfa *nf);
+void		 nfa_free(struct nfa *nf);
+void		 nfa_load(struct nfa *nf, const int *pcs, int n, int ctx);
+int		 nfa_save(const struct nfa *nf, int *pcs, int *ctx);
+size_t		 nfa_run(struct nfa *nf, const unsigned char *p, size_t i,
+		    size_t len, bool *match, size_t *left);
 
 #endif /* EREPROG_H */

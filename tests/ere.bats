@@ -1,7 +1,10 @@
 #!/usr/bin/env bats
 # src/ere.c, the ERE matcher of the output conditions, on its table of
 # hand-picked cases (tests/helpers/ere-test.c): glibc's answers, glibc's
-# error words, and retry's own refusals.  fuzz/ere.c compares it with
+# error words, retry's own refusals, and long lines on which the DFA's
+# cache keeps missing, so that the NFA (src/erenfa.c) takes them over.
+# ere-test-nfa runs the same table with the DFA cut to 2 states, so that
+# the NFA takes over every stream it can.  fuzz/ere.c compares it with
 # glibc on random EREs; conditions.bats drives it through retry.
 
 load helpers/common
@@ -13,16 +16,23 @@ setup() {
 
 @test "the ERE matcher answers every case of its table" {
 	run -0 --separate-stderr "$ERE_TEST"
-	[ "$output" = "185 cases, 0 failed" ]
+	[ "$output" = "221 cases, 0 failed" ]
+	[ "$stderr" = "" ]
+}
+
+@test "the ERE matcher answers them all with the NFA taking every stream over" {
+	run -0 --separate-stderr "$ROOT/tests/helpers/ere-test-nfa"
+	[ "$output" = "221 cases, 0 failed" ]
 	[ "$stderr" = "" ]
 }
 
 @test "with -v, the table's runner prints each case and its answer" {
 	run -0 --separate-stderr "$ERE_TEST" -v
-	[ "$(grep -c '^ok ' <<<"$output")" -eq 184 ]
-	[ "${lines[-1]}" = "185 cases, 0 failed" ]
+	[ "$(grep -c '^ok ' <<<"$output")" -eq 325 ]
+	[ "${lines[-1]}" = "221 cases, 0 failed" ]
 	[[ ${lines[0]} == "ok 'error:' on 'an error: x': want 3, got 3" ]]
-	[[ ${lines[-2]} == "ok '(ab|cd)+e' fed in pieces (10 bytes): want match" ]]
+	[[ ${lines[-2]} == "ok 'x|a{1,1000}b' on a long line (20000:b) in \
+pieces of 1: want match 20001, got match 20001" ]]
 	[ "$stderr" = "" ]
 }
 
@@ -45,4 +55,20 @@ setup() {
 	    --retry-if-output="$(nested $((deep + 1)))" -- true
 	[ "$stderr" = "retry: invalid --retry-if-output '$(nested $((deep + 1)) |
 	    head -c 100)...': too complex; try 'retry --help'" ]
+}
+
+# Issue 27: an ERE whose cached DFA states keep missing is matched by the
+# bit-parallel NFA; one of more than 140 instructions that neither could
+# match in about a microsecond a byte is refused, as the man page says.
+@test "an ERE that neither matcher could match fast is too complex, and the man page gives the size" {
+	grep -q 'of more than 140 instructions for which both could cost more' \
+	    "$ROOT/man/retry.1"
+	run -125 --separate-stderr "$ROOT/retry" -n 1 \
+	    --retry-if-output='((ab)*c*){300}' -- true
+	[ "$output" = "" ]
+	[ "$stderr" = "retry: invalid --retry-if-output '((ab)*c*){300}': \
+too complex; try 'retry --help'" ]
+	run -0 --separate-stderr "$ROOT/retry" -n 1 \
+	    --retry-if-output='[ab]*a[ab]{4085}c' -- true
+	[ "$stderr" = "" ]
 }

@@ -9,6 +9,7 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ere.h"
@@ -178,6 +179,8 @@ static const struct test tests[] = {
 	ERR("(a{100}){100}", "too complex"),
 	ERR("a{4097}", "too complex"),
 	ERR("a{32767}", "too complex"),	/* retry: glibc takes it */
+	/* Neither the DFA nor the NFA is fast on it: every copy is optional. */
+	ERR("((ab)*c*){300}", "too complex"),
 };
 
 static bool	pieces_agree(struct ere *re, const char *text, size_t len,
@@ -382,9 +385,175 @@ run_long(void)
 	return bad;
 }
 
+/*
+ * Long lines on which the DFA needs a new state at nearly every byte, so
+ * that the NFA (src/erenfa.c) takes them over: whether each matches and
+ * where the match is seen (at, from the start of the text; the length
+ * for a match seen only at the end of the stream), fed whole, in pieces
+ * of 4093 and 509 bytes, and a byte at a time.  The text is 64 KiB of
+ * random 'a' and 'b' (or of the bytes of alpha) with the edits given.
+ */
+struct ltest {
+	const char	*ere;
+	const char	*alpha;		/* the random bytes; NULL: "ab" */
+	size_t		 len;
+	const char	*edits;		/* "OFFSET:BYTES" ..., a '|' apart */
+	bool		 match;
+	size_t		 at;
+};
+
+#define LONG	((size_t)64 * 1024)
+#define CHAIN	"[ab]*a[ab]{12}c"
+
+static const struct ltest ltests[] = {
+	/* The 'c' 13 bytes after an 'a': seen at the byte after it. */
+	{ CHAIN, NULL, LONG, "40000:a|40013:c", true, 40014 },
+	{ CHAIN, NULL, LONG, "40000:b|40013:c", false, 0 },
+	{ "[ab]*a[ab]{1000}c", NULL, LONG, "50000:a|51001:c", true, 51002 },
+	{ "[ab]*a[ab]{1000}c", NULL, LONG, "50000:b|51001:c", false, 0 },
+	/* Anchors: only at the line's real start and end. */
+	{ "^" CHAIN "$", NULL, LONG, "65522:a|65535:c", true, LONG },
+	{ "^" CHAIN "$", NULL, LONG, "65521:a|65534:c|65535:\\n", true,
+	    65535 },
+	{ "^" CHAIN "$", NULL, LONG, "65520:a|65533:c|65535:\\n", false,
+	    0 },
+	{ "^" CHAIN, NULL, LONG, "1000:\\n|30000:a|30013:c", true, 30014 },
+	{ "^" CHAIN, NULL, LONG, "1000:\\n|30000:a|30013:c|20000:d",
+	    false, 0 },
+	{ "(^|d)" CHAIN, NULL, LONG, "20000:d|30000:a|30013:c", true,
+	    30014 },
+	/* At the end of the stream, no newline after it. */
+	{ CHAIN "$", NULL, LONG, "65522:a|65535:c", true, LONG },
+	{ CHAIN "$", NULL, LONG, "65521:a|65535:c", false, 0 },
+	{ CHAIN "\\>", NULL, LONG, "65522:a|65535:c", true, LONG },
+	/* Word assertions. */
+	{ "\\<" CHAIN "\\>", NULL, LONG, "1000: |40000:a|40013:c |", true,
+	    40014 },
+	{ "\\<" CHAIN "\\>", NULL, LONG, "1000: |40000:a|40013:cb", false,
+	    0 },
+	{ "\\b" CHAIN "\\b", NULL, LONG, "40000:a|40013:c.", true, 40014 },
+	{ "\\B" CHAIN, NULL, LONG, "0:a|13:c", false, 0 },
+	{ "\\B" CHAIN, NULL, LONG, "0:ba|14:c", true, 15 },
+	{ "a\\Ba[ab]{12}c\\>", NULL, LONG, "9000:aa|9014:c-", true, 9015 },
+	/* A NUL ends what is matched of a line; the next line is whole. */
+	{ CHAIN, NULL, LONG, "40000:a|40005:\\0|40013:c", false, 0 },
+	{ CHAIN, NULL, LONG, "40000:a|40005:\\0|40013:c|50000:\\n|"
+	    "60000:a|60013:c", true, 60014 },
+	{ "^[ab]*$", NULL, LONG, "40005:\\0|40013:c", true, 40005 },
+	{ CHAIN, NULL, LONG, "40005:\\0|40100:a|40113:c", false, 0 },
+	/* An empty match, where a word ends. */
+	{ CHAIN "|\\>", NULL, LONG, "30000:-", true, 30000 },
+	/* An empty line after a long one. */
+	{ CHAIN "|^$", NULL, LONG, "60000:\\n\\n", true, 60001 },
+	/* Far sets that are not ranges: w goes back to x. */
+	{ CHAIN "|(xy|zw)+q", NULL, LONG, "30000:zwxyq", true, 30005 },
+	/* Ranges that end alike: the widest is of the lowest consumer. */
+	{ CHAIN "|x(a?b?){3}y", NULL, LONG, "30000:xababay", true, 30007 },
+	{ CHAIN "|x(a?b?){3}y", NULL, LONG, "30000:xaaaay", false, 0 },
+	/* Many such: one scan finds the lowest in the state. */
+	{ CHAIN "|x(a?){30}y", NULL, LONG,
+	    "30000:x" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "y", true, 30031 },
+	{ CHAIN "|x(a?){30}y", NULL, LONG,
+	    "30000:x" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "y", false, 0 },
+	/* Bytes of 0x80 and above are bytes, and not word bytes. */
+	{ "[ab\x80-\xff]*a[\x80-\xff]{12}c\\b", "\x80\xe9\xff" "ab", LONG,
+	    "40000:a\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9"
+	    "\\xe9\\xe9c\\xff", true, 40014 },
+	{ "[ab\x80-\xff]*a[\x80-\xff]{12}c\\b", "\x80\xe9\xff" "ab", LONG,
+	    "40000:a\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9a"
+	    "\\xe9\\xe9c\\xff", false, 0 },
+	/* A long a{1,1000}b: all its consumers are alive at once. */
+	{ "a{1,1000}b", "a", LONG, "65535:b", true, LONG },
+	{ "^a{1,1000}b", "a", LONG, "65535:b", false, 0 },
+	{ "x|a{1,1000}b", "a", LONG, "20000:b", true, 20001 },
+};
+
+/* The bytes of s, its escapes \n, \0 and \xHH read, in out: how many. */
+static size_t
+unescape(const char *s, size_t n, unsigned char *out)
+{
+	size_t i, m = 0;
+	unsigned x;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] != '\\' || i + 1 == n) {
+			out[m++] = (unsigned char)s[i];
+			continue;
+		}
+		if (s[++i] == 'x' && sscanf(s + i + 1, "%2x", &x) == 1) {
+			out[m++] = (unsigned char)x;
+			i += 2;
+		} else
+			out[m++] = s[i] == 'n' ? '\n' : s[i] == '0' ? '\0' :
+			    (unsigned char)s[i];
+	}
+	return m;
+}
+
+/* Whether text matches fed in pieces of step bytes, and then where. */
+static bool
+fed_at(struct ere *re, const unsigned char *text, size_t len, size_t step,
+    size_t *at)
+{
+	struct ere_run *run = ere_run_new(re);
+	size_t off, n;
+	bool match = false;
+
+	for (off = 0; off < len && !match; off += n) {
+		n = len - off < step ? len - off : step;
+		if ((match = ere_feed(re, run, (const char *)text + off, n,
+		    at)))
+			*at += off;
+	}
+	if (!match && (match = ere_feed_end(re, run)))
+		*at = len;
+	ere_run_free(run);
+	return match;
+}
+
+static int
+run_line(const struct ltest *t, bool verbose, unsigned char *text)
+{
+	static const size_t steps[] = { LONG + 1, 4093, 509, 1 };
+	const char *alpha, *e, *why;
+	struct ere *re;
+	unsigned long r = 12345;
+	size_t na, i, off, at = 0;
+	bool bad = false, m;
+
+	alpha = t->alpha != NULL ? t->alpha : "ab";
+	na = strlen(alpha);
+	for (i = 0; i < t->len; i++) {
+		r = r * 1103515245 + 12345;
+		text[i] = (unsigned char)alpha[(r >> 16) % na];
+	}
+	for (e = t->edits; *e != '\0'; e += *e == '|') {
+		off = strtoul(e, (char **)&e, 10);
+		i = strcspn(++e, "|");
+		unescape(e, i, text + off);
+		e += i;
+	}
+	if ((re = ere_compile(t->ere, &why)) == NULL) {
+		printf("FAIL '%s': refused: %s\n", t->ere, why);
+		return 1;
+	}
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]) && !bad; i++) {
+		m = fed_at(re, text, t->len, steps[i], &at);
+		bad = m != t->match || (m && at != t->at);
+		if (bad || verbose)
+			printf("%s '%s' on a long line (%s) in pieces of %zu: "
+			    "want %s %zu, got %s %zu\n", bad ? "FAIL" : "ok",
+			    t->ere, t->edits, steps[i], t->match ? "match" :
+			    "none", t->at, m ? "match" : "none", m ? at : 0);
+	}
+	ere_free(re);
+	return bad;
+}
+
 int
 main(int argc, char **argv)
 {
+	static unsigned char line[LONG + 1];
 	bool verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
 	size_t i;
 	int failed = 0;
@@ -394,7 +563,10 @@ main(int argc, char **argv)
 	for (i = 0; i < sizeof(btests) / sizeof(btests[0]); i++)
 		failed += run_bytes(&btests[i], verbose);
 	failed += run_long();
+	for (i = 0; i < sizeof(ltests) / sizeof(ltests[0]); i++)
+		failed += run_line(&ltests[i], verbose, line);
 	printf("%zu cases, %d failed\n", sizeof(tests) / sizeof(tests[0]) +
-	    sizeof(btests) / sizeof(btests[0]) + 1, failed);
+	    sizeof(btests) / sizeof(btests[0]) + 1 + sizeof(ltests) /
+	    sizeof(ltests[0]), failed);
 	return failed != 0;
 }
