@@ -6,7 +6,9 @@
 # enforced.  Prints three tables in Markdown:
 #
 #  1. throughput: `retry -n1 --retry-if-output=ERE -- cat FILE | cat`
-#     beside `cat FILE | cat` and `grep -E -c ERE FILE`, on base64 lines
+#     beside `cat FILE | cat`, `cat FILE | teefloor | cat` (bench/teefloor.c:
+#     the least a process that sees every byte between them costs), `retry
+#     -n1 -- cat FILE | cat` and `grep -E -c ERE FILE`, on base64 lines
 #     and on a log-like file (short and long lines, mostly not matching),
 #     runs interleaved, medians of wall time;
 #  2. one long line: the DFA's milliseconds on a 64 KiB line (ereline);
@@ -68,29 +70,41 @@ make_files() {
 	}' >"$TMP/log"
 }
 
-# A row of table 1 for FILE and the retry options given.
+# A row of table 1 for FILE and the retry options given: cat | cat, the
+# floor of a process that sees every byte between the two (teefloor),
+# retry with no condition, retry with them, and grep -E -c, interleaved
+# run by run, each started by the same shell.
 throughput_row() {
-	local file=$1 label=$2 i base=() with=() grep=()
+	local file=$1 label=$2 i base=() floor=() plain=() with=() grep=()
 	shift 2
 	for ((i = 0; i < RUNS; i++)); do
 		base+=("$(ms sh -c 'cat "$1" | cat' sh "$file")")
-		with+=("$(ms bash -c '"$1" -n1 "${@:3}" -- cat "$2" | cat' sh \
-		    "$RETRY" "$file" "$@")")
+		floor+=("$(ms sh -c 'cat "$1" | "$2" | cat' sh "$file" \
+		    "$TMP/teefloor")")
+		plain+=("$(ms sh -c '"$1" -n1 -- cat "$2" | cat' sh "$RETRY" \
+		    "$file")")
+		with+=("$(ms sh -c 'r=$1 f=$2; shift 2
+		    "$r" -n1 "$@" -- cat "$f" | cat' sh "$RETRY" "$file" "$@")")
 		[[ $label == all* ]] ||
 		    grep+=("$(ms env LC_ALL=C grep -E -c -- "$label" "$file")")
 	done
-	local b w g=-
+	local b f p w g=-
 	b=$(printf '%s\n' "${base[@]}" | median)
+	f=$(printf '%s\n' "${floor[@]}" | median)
+	p=$(printf '%s\n' "${plain[@]}" | median)
 	w=$(printf '%s\n' "${with[@]}" | median)
 	((${#grep[@]} == 0)) || g=$(printf '%s\n' "${grep[@]}" | median)
-	printf '| %s | `%s` | %s | %s | %.2f | %s |\n' "$(basename "$file")" \
-	    "${label//|/\\|}" "$b" "$w" "$(echo "$w / $b" | bc -l)" "$g"
+	printf '| %s | `%s` | %s | %s | %s | %s | %.2f | %.2f | %s |\n' \
+	    "$(basename "$file")" "${label//|/\\|}" "$b" "$f" "$p" "$w" \
+	    "$(echo "$w / $b" | bc -l)" "$(echo "$w / $f" | bc -l)" "$g"
 }
 
 table_throughput() {
 	local f e
-	echo "| file | ERE | cat\\|cat ms | retry ms | ratio | grep -E -c ms |"
-	echo "|---|---|---:|---:|---:|---:|"
+	"$CC" -O2 -D_GNU_SOURCE -o "$TMP/teefloor" "$ROOT/bench/teefloor.c"
+	echo "| file | ERE | cat\\|cat ms | floor ms | retry ms | retry with" \
+	    "ERE ms | ÷ cat\\|cat | ÷ floor | grep -E -c ms |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 	for f in "$TMP/b64" "$TMP/log"; do
 		for e in "${EREs[@]}"; do
 			throughput_row "$f" "$e" --retry-if-output="$e"

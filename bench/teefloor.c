@@ -1,0 +1,34 @@
+/*
+ * teefloor: the least that a process between two pipes costs when it
+ * must see every byte, as retry does to match output conditions.  It
+ * passes its standard input, a pipe, on to its standard output, a pipe,
+ * with tee(2) (no copy), then reads the same bytes into its own buffer
+ * and drops them: no matching, no poll(2), blocking calls, 64 KiB at a
+ * time as retry's streams take them.  bench/matcher.sh runs it in the
+ * place of retry, so that the throughput of an output condition can be
+ * held against what its process alone costs on this machine.
+ *
+ *	cat FILE | teefloor | cat
+ */
+#include <err.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define CHUNK	((size_t)64 * 1024)
+
+int
+main(void)
+{
+	static char buf[CHUNK];
+	ssize_t n, r, got;
+
+	while ((n = tee(STDIN_FILENO, STDOUT_FILENO, CHUNK, 0)) > 0)
+		for (got = 0; got < n; got += r)
+			if ((r = read(STDIN_FILENO, buf, (size_t)(n - got))) <=
+			    0)
+				err(1, "read");
+	if (n == -1)
+		err(1, "tee");
+	return 0;
+}
