@@ -10,7 +10,8 @@
 #   OUTDIR   OUTDIR/NAME/ gets the inputs found (a corpus that grows from
 #            run to run), the crashing inputs and the log
 # Each harness starts from its seed corpus, fuzz/corpus/NAME/, with the
-# dictionary fuzz/NAME.dict if there is one.
+# dictionary fuzz/NAME.dict if there is one; NAME-nfa, a harness built
+# again another way, shares NAME's.
 set -u
 
 if [ $# -lt 5 ]; then
@@ -31,16 +32,16 @@ max_len() {
 
 # run_one NAME: one harness to its time limit; its status is libFuzzer's.
 run_one() {
-	local name=$1 dir=$outdir/$1 dict=()
+	local name=$1 dir=$outdir/$1 dict=() seed=${1%-nfa}
 
 	mkdir -p "$dir/corpus"
 	rm -f "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-*
-	[[ -f $fuzzdir/$name.dict ]] && dict=("-dict=$fuzzdir/$name.dict")
+	[[ -f $fuzzdir/$seed.dict ]] && dict=("-dict=$fuzzdir/$seed.dict")
 	"$bindir/$name" -max_total_time="$seconds" -timeout=10 \
 	    -rss_limit_mb=1024 -max_len="$(max_len "$name")" \
 	    -use_value_profile=1 -print_final_stats=1 \
 	    -artifact_prefix="$dir/" "${dict[@]}" \
-	    "$dir/corpus" "$fuzzdir/corpus/$name" >"$dir/log" 2>&1
+	    "$dir/corpus" "$fuzzdir/corpus/$seed" >"$dir/log" 2>&1
 }
 
 # summary NAME STATUS: one line per harness, and the evidence on failure.

@@ -14,10 +14,11 @@
  * starts.  EREs with a newline are left out: retry refuses them before.
  * And the stream of lines retry feeds in pieces (ere_feed()) gives ere's
  * answer on each subject however it is cut in two, and on all of them,
- * one a line, cut in two at a few places.  It is built with
- * -DERE_TEST_NFA (mk/quality.mk): the DFA keeps 2 states, so that the
- * bit-parallel NFA (src/erenfa.c) matches most of every subject and the
- * hand-overs between the two happen everywhere.
+ * one a line, cut in two at a few places.  It is built twice
+ * (mk/quality.mk): as retry matches (build/fuzz/ere), and with
+ * -DERE_TEST_NFA (build/fuzz/ere-nfa), where the DFA keeps 2 states, so
+ * that the bit-parallel NFA (src/erenfa.c) matches most of every subject
+ * and the hand-overs between the two happen everywhere.
  */
 #include <regex.h>
 #include <stdbool.h>
