@@ -748,6 +748,8 @@ term_within_5s() {
 # stdout's then stderr's: against the costliest ERE, TERM took 2.5 to
 # 3.6 s here.  Matching now gives the loop back every 50 ms (TERM takes
 # 30 to 90 ms, bench/results.md); 1.5 s leaves room for a loaded machine.
+# Since issue 27's NFA matches a line of these in milliseconds, the command
+# writes them over and over, so that the matching is still going on.
 @test "TERM acts within a fraction of a second while both streams are matched" {
 	local bg i
 	head -c 65536 /dev/urandom | LC_ALL=C tr '\000-\377' '[a*128][b*128]' \
@@ -758,7 +760,10 @@ term_within_5s() {
 	done > "$WORK/lines"
 	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 5 \
 	    --retry-if-output='[ab]*a[ab]{4085}c' -- \
-	    sh -c 'echo > "$1"; cat "$2" & cat "$2" >&2; wait; exec sleep 30' \
+	    sh -c 'echo > "$1"
+	    for i in $(seq 100); do cat "$2"; done &
+	    for i in $(seq 100); do cat "$2"; done >&2
+	    wait; exec sleep 30' \
 	    sh "$WORK/started" "$WORK/lines" > /dev/null 2> "$WORK/err" 3>&- &
 	bg=$!
 	wait_for_file "$WORK/started"
@@ -770,6 +775,8 @@ term_within_5s() {
 # Issue 26: while a read was matched against the costliest ERE, the clock
 # was not looked at: the timeout's TERM reached the command 6.8 to 8.8 s
 # late here.  Now 15 to 55 ms late; 3 s leaves room for a loaded machine.
+# The command writes the lines over and over (issue 27's NFA matches them
+# fast enough that a single copy could end before the timeout).
 @test "-t acts within a fraction of a second while both streams are matched" {
 	local i status=0 t
 	head -c 65536 /dev/urandom | LC_ALL=C tr '\000-\377' '[a*128][b*128]' \
@@ -781,7 +788,9 @@ term_within_5s() {
 	"$RETRY" -n 1 -t 0.3s --retry-if-output='[ab]*a[ab]{4085}c' -- \
 	    bash -c 'start=$EPOCHREALTIME
 	    trap "echo \$start \$EPOCHREALTIME > \"\$1\"; exit 1" TERM
-	    cat "$2" & cat "$2" >&2 & wait' bash "$WORK/when" "$WORK/lines" \
+	    for i in $(seq 100); do cat "$2"; done &
+	    for i in $(seq 100); do cat "$2"; done >&2 & wait' \
+	    bash "$WORK/when" "$WORK/lines" \
 	    > /dev/null 2> "$WORK/err" || status=$?
 	[ "$status" -eq 124 ]
 	[[ $(untimed "$(tail -n 1 "$WORK/err")") == *"retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]]
