@@ -140,6 +140,10 @@ tests/helpers/wstatus: tests/helpers/wstatus.c
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \
 	    -o tests/helpers/wstatus tests/helpers/wstatus.c $(LDFLAGS)
 
+tests/helpers/pipe-size: tests/helpers/pipe-size.c
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \
+	    -o tests/helpers/pipe-size tests/helpers/pipe-size.c $(LDFLAGS)
+
 tests/helpers/zombie-leader: tests/helpers/zombie-leader.c
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(OPTIMIZE) $(CFLAGS) \
 	    -pthread -o tests/helpers/zombie-leader \
@@ -164,7 +168,7 @@ tests/helpers/ere-test-nfa: $(ERE_SRCS) src/ere.h src/eresyntax.h \
 # whole suite builds them all.
 TEST_HELPERS = tests/helpers/wstatus tests/helpers/zombie-leader \
 	       tests/helpers/guard-rules tests/helpers/ere-test \
-	       tests/helpers/ere-test-nfa
+	       tests/helpers/ere-test-nfa tests/helpers/pipe-size
 test-helpers: $(TEST_HELPERS)
 
 # The set-up commands: they install what is missing, then build.

@@ -157,12 +157,20 @@ fd_tmpfile(void)
 	return fd_above_stdio(fd);
 }
 
-/* Fewer, larger transfers: a pipe of 1 MiB where the kernel allows. */
+/*
+ * Fewer, larger transfers: a pipe of 1 MiB where the kernel allows, never
+ * a smaller one than it was (the pipe may be the caller's, made larger on
+ * purpose).  Past the owner's pipe-user-pages-soft the kernel refuses,
+ * and the pipe stays as it was.
+ */
 void
 fd_grow_pipe(int fd)
 {
 #ifdef F_SETPIPE_SZ
-	fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+	int size = fcntl(fd, F_GETPIPE_SZ);
+
+	if (size != -1 && size < (1 << 20))
+		fcntl(fd, F_SETPIPE_SZ, 1 << 20);
 #else
 	(void)fd;
 #endif

@@ -154,6 +154,50 @@ slowly() {
 	expect_stderr "retry: giving up after 1 attempt in Ts: exit 5 (no attempts left)"
 }
 
+# through_pipe_size SCRIPT [PIPE-SIZE-OPTION...]: retry, with conditions
+# that never match, runs sh -c SCRIPT (given $1 the pipe-size helper and
+# $2 $WORK/inner, $3 $WORK/ready) into pipe-size, which prints the size
+# of that pipe once it has read all; retry's status.
+through_pipe_size() {
+	local script=$1 ps=$ROOT/tests/helpers/pipe-size
+	shift
+	"$RETRY" -n 1 "${NEVER[@]}" -- sh -c "$script" sh "$ps" \
+	    "$WORK/inner" "$WORK/ready" | "$ps" "$@" -d
+	return "${PIPESTATUS[0]}"
+}
+
+# Through a condition, a command that writes in bulk passes retry its
+# pipe full again and again: retry then makes that pipe and its own
+# stdout's 1 MiB, so that the three processes take fewer turns; one that
+# writes a line leaves both as they were.  A pipe its owner made larger
+# stays so.
+@test "bulk output through a condition: 1 MiB pipes on both sides of retry; a line: the default" {
+	require_linux_capability "pipe sizes (F_SETPIPE_SZ)"
+	local default
+	default=$(: | "$ROOT/tests/helpers/pipe-size" -d)
+	run -0 --separate-stderr through_pipe_size \
+	    'cat "$B"; "$1" 3 3>&1 >"$2"'
+	[ "$output" = 1048576 ]
+	[ "$(cat "$WORK/inner")" = 1048576 ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr through_pipe_size \
+	    'echo a line; "$1" 3 3>&1 >"$2"'
+	[ "$output" = "$default" ]
+	[ "$(cat "$WORK/inner")" = "$default" ]
+	[ "$stderr" = "" ]
+}
+
+@test "bulk output through a condition: a pipe made larger than 1 MiB is not made smaller" {
+	require_linux_capability "pipe sizes (F_SETPIPE_SZ)"
+	: | "$ROOT/tests/helpers/pipe-size" -s 4194304 2>/dev/null ||
+	    skip "a pipe of 4 MiB needs CAP_SYS_RESOURCE or fs.pipe-max-size"
+	run -0 --separate-stderr through_pipe_size \
+	    'until [ -e "$3" ]; do sleep 0.01; done; cat "$B"' \
+	    -s 4194304 -r "$WORK/ready"
+	[ "$output" = 4194304 ]
+	[ "$stderr" = "" ]
+}
+
 # peak_kib FILE-OF-/usr/bin/time: the peak RSS it reported, in KiB.
 peak_kib() {
 	tail -n 1 "$1"
