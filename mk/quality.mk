@@ -93,6 +93,9 @@ build/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 # the NFA where the DFA thrashes), and as ere-nfa with the DFA cut to 2
 # states, so that the NFA (src/erenfa.c) takes over every stream it can
 # and the hand-overs between the two are fuzzed too (src/ereprog.h).
+# The first also samples pieces of any length to choose the literals'
+# bytes (src/eredfa.c), so that its short subjects reach that choice.
+build/fuzz/ere: FUZZ_DEFS += -DERE_SAMPLE_MIN=1
 build/fuzz/ere-nfa: fuzz/ere.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 	@mkdir -p $(@D)
 	$(QUALITY_BUILD) -Isrc -g -O1 -fsanitize=fuzzer $(SAN_FLAGS) \

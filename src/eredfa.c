@@ -11,7 +11,9 @@
  * nothing is looked at.  Where no thread is alive it skips, with memchr(),
  * to the next line that holds one of the literals every match holds
  * (erelit.c found them), to a byte that can start a match or, for an ERE
- * anchored at the line start, to the next newline.  Where the cache keeps
+ * anchored at the line start, to the next newline, or to the next line
+ * with a literal where a sample of the stream says that such lines are
+ * the fewer (sample_stream()).  Where the cache keeps
  * being emptied, the DFA needing a new state at nearly every byte, it
  * hands the stream to the bit-parallel NFA of erenfa.c for a while, if
  * that is cheaper (see nfa_worth()).  It also owns the NFA closure that
@@ -25,6 +27,12 @@
 #include "ere.h"
 #include "ereprog.h"
 #include "eresyntax.h"
+
+#define SAMPLE_LEN	4096	/* bytes of a piece counted, */
+#define SAMPLE_EVERY	((size_t)4 << 20)	/* once in 4 MiB */
+#ifndef ERE_SAMPLE_MIN
+#define ERE_SAMPLE_MIN	1024	/* from a piece at least this long */
+#endif
 
 /* Any one state fits in the pool once the cache is emptied. */
 _Static_assert(DFA_POOL > ERE_MAX_PROG + 1, "DFA_POOL too small");
@@ -364,10 +372,10 @@ dfa_skip(struct ere *re, const struct dstate *s,
 	const unsigned char *q;
 	size_t e;
 
-	/* An anchored ERE has no first bytes nor literals (ere.c). */
+	/* An anchored ERE has no first bytes (ere.c). */
 	if (re->anchored || s->ctx == C_SKIP) {
 		if (s->ctx == C_LINE)
-			return i;
+			return re->lit_lines ? lit_skip(re, s, p, i, len) : i;
 		q = memchr(p + i, '\n', len - i);
 		return q != NULL ? (size_t)(q - p) : len;
 	}
@@ -498,6 +506,32 @@ nfa_turn(struct ere *re, struct ere_run *run, int t, const unsigned char *p,
 	return nfa_go(re, run, &from, p, i, len);
 }
 
+/*
+ * Counts the bytes at the start of a piece, once in 4 MiB, for erelit.c to
+ * choose again each literal's byte to search for (the stream's rarest,
+ * where its fixed table guessed: on base64 all letters come as often),
+ * and, for an anchored ERE, whether lines that hold a literal are fewer
+ * than lines: the search then skips to them, else from line to line.
+ */
+static void
+sample_stream(struct ere *re, const unsigned char *p, size_t len)
+{
+	unsigned long count[256] = { 0 }, hits;
+	size_t i, n = len < SAMPLE_LEN ? len : SAMPLE_LEN;
+
+	if (re->sample_due > len) {
+		re->sample_due -= len;
+		return;
+	}
+	if (len < ERE_SAMPLE_MIN)
+		return;
+	for (i = 0; i < n; i++)
+		count[p[i]]++;
+	hits = ere_lits_choose(&re->lits, count);
+	re->lit_lines = re->anchored && hits < count['\n'];
+	re->sample_due = SAMPLE_EVERY;
+}
+
 /* The NFA matched, at j, or took the piece to its end. */
 static bool
 nfa_ended(struct ere *re, int go, size_t j, size_t *at)
@@ -523,6 +557,8 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 	    (go = nfa_go(re, run, run, p, &j, len)) != GO_DFA)
 		return nfa_ended(re, go, j, at);
 	s = dfa_state(re, run->pcs, run->npcs, run->ctx, &flushed);
+	if (re->lits.n > 0)
+		sample_stream(re, p, len);
 	for (i = 0; i < 4; i++)
 		re->next[i] = SIZE_MAX;
 	for (i = 0; i < LIT_MAX; i++)

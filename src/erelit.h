@@ -29,4 +29,12 @@ struct ere_lits {
  */
 void	ere_literals(const struct ere_tree *tree, struct ere_lits *out);
 
+/*
+ * Chooses again the byte of each literal of l to search for, the one that
+ * came least often in a sample of the stream, whose byte counts are count;
+ * returns how many times the chosen bytes came in it, all told.
+ */
+unsigned long	ere_lits_choose(struct ere_lits *l,
+		    const unsigned long count[256]);
+
 #endif /* ERELIT_H */

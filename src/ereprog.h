@@ -105,6 +105,13 @@ struct ere {
 	size_t		 litnext[LIT_MAX];	/* each next: this feed's */
 	size_t		 nextnl;	/* the next newline: this feed's */
 	/*
+	 * Bytes to feed before the stream is sampled again to choose the
+	 * literals' bytes; for an anchored ERE, whether the last sample found
+	 * them rarer than newlines, so that they are searched for.
+	 */
+	size_t		 sample_due;
+	bool		 lit_lines;
+	/*
 	 * The NFA (erenfa.c), made at once for a large program, else when the
 	 * cache is first emptied; how many bytes it has yet to match; the
 	 * bytes fed, and when the cache was last emptied.

@@ -167,6 +167,9 @@ copy_out(const struct copy *c, int out)
 		close(tty);
 		return rc;
 	}
+	/* More than a pipe holds: fewer turns with the reader. */
+	if (c->size > 64 * 1024)
+		fd_grow_pipe(out);
 	while (off < c->size) {
 #ifdef __linux__
 		if (is_pipe) {

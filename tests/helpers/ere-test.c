@@ -462,6 +462,34 @@ static const struct ltest ltests[] = {
 	{ "[ab\x80-\xff]*a[\x80-\xff]{12}c\\b", "\x80\xe9\xff" "ab", LONG,
 	    "40000:a\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9\\xe9a"
 	    "\\xe9\\xe9c\\xff", false, 0 },
+	/*
+	 * Short lines, the literals rarer than newlines: an anchored ERE
+	 * skips to the lines that hold one, once a piece of 1 KiB or more
+	 * is sampled (not in pieces of 509 or 1 byte); every ERE searches
+	 * for the byte of each literal that the stream holds least.
+	 */
+	{ "^HTTP/1\\.[01] 5", "abc\n", LONG, "40000:\\nHTTP/1.1 5", true,
+	    40011 },
+	{ "^HTTP/1\\.[01] 5", "abc\n", LONG, "40000:xHTTP/1.1 5", false,
+	    0 },
+	{ "^HTTP/1\\.[01] 5", "abc\n", LONG, "40925:\\nHTTP/1.0 5", true,
+	    40936 },
+	{ "^HTTP/1\\.[01] 5", "abc\n", LONG, "65525:\\nHTTP/1.1 5", true,
+	    LONG },
+	{ "^HTTP/1\\.[01] 5", "abc\n", LONG, "40000:\\n\\0HTTP/1.1 5",
+	    false, 0 },
+	{ "^HTTP/1\\.[01] 5", "abc\n", LONG, "40000:\\n\\0HTTP/1.1 5|"
+	    "50000:\\nHTTP/1.1 5", true, 50011 },
+	{ "^(timeout|refused)", "ab\n", LONG, "30000:\\nrefused", true,
+	    30008 },
+	{ "^\xff\xffzz", "a\xe9\xff\n", LONG, "30000:\\n\\xff\\xffzz",
+	    true, 30005 },
+	{ "^\xff\xffzz", "a\xe9\xff\n", LONG, "30000:\\n\\xff\\xffz",
+	    false, 0 },
+	{ "[0-9]+ (errors|failures)", "eros \n", LONG, "30000:12 errors",
+	    true, 30009 },
+	{ "[0-9]+ (errors|failures)", "eros \n", LONG, "30000:12 error s",
+	    false, 0 },
 	/* A long a{1,1000}b: all its consumers are alive at once. */
 	{ "a{1,1000}b", "a", LONG, "65535:b", true, LONG },
 	{ "^a{1,1000}b", "a", LONG, "65535:b", false, 0 },
