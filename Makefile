@@ -87,7 +87,7 @@ SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/preset.c \
 	  src/held.c src/match.c src/env.c src/signals.c src/fd.c src/clock.c \
 	  src/guard.c src/budget.c src/statefile.c src/redisstore.c src/resolve.c \
 	  src/tls.c src/ere.c src/eredfa.c src/erelit.c src/erenfa.c \
-	  src/eresyntax.c src/ereclass.c src/summary.c
+	  src/ereclosure.c src/eresyntax.c src/ereclass.c src/summary.c
 HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
 	  src/config.h src/defs.h src/dryrun.h src/env.h src/envopts.h \
 	  src/escape.h src/fd.h src/feed.h src/format.h src/guard.h \
@@ -97,7 +97,7 @@ HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
 	  src/signals.h src/spawn.h src/statefile.h src/streams.h src/tls.h \
 	  src/guardcodes.h src/resolve.h src/guard-lua.h src/ere.h \
 	  src/eresyntax.h src/ereclass.h src/ereprog.h src/erelit.h \
-	  src/summary.h
+	  src/ereclosure.h src/summary.h
 BATS	?= bats
 TESTS	= tests
 # The suites that need no tool beyond bats, perl and procps: CI runs them
@@ -151,16 +151,16 @@ tests/helpers/zombie-leader: tests/helpers/zombie-leader.c
 
 # The table of cases of the ERE matcher (tests/ere.bats).
 ERE_SRCS = tests/helpers/ere-test.c src/ere.c src/eredfa.c src/erelit.c \
-	   src/erenfa.c src/eresyntax.c src/ereclass.c
-tests/helpers/ere-test: $(ERE_SRCS) src/ere.h src/eresyntax.h src/ereclass.h \
-	    src/ereprog.h src/erelit.h
+	   src/erenfa.c src/ereclosure.c src/eresyntax.c src/ereclass.c
+ERE_HDRS = src/ere.h src/eresyntax.h src/ereclass.h src/ereprog.h \
+	   src/erelit.h src/ereclosure.h
+tests/helpers/ere-test: $(ERE_SRCS) $(ERE_HDRS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -Isrc -o tests/helpers/ere-test \
 	    $(ERE_SRCS) $(LDFLAGS)
 
 # The same, its DFA cut to 2 states so that the NFA (src/erenfa.c) takes
 # every stream over as soon as it can.
-tests/helpers/ere-test-nfa: $(ERE_SRCS) src/ere.h src/eresyntax.h \
-	    src/ereclass.h src/ereprog.h src/erelit.h
+tests/helpers/ere-test-nfa: $(ERE_SRCS) $(ERE_HDRS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_TEST_NFA -Isrc \
 	    -o tests/helpers/ere-test-nfa $(ERE_SRCS) $(LDFLAGS)
 

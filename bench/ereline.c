@@ -6,8 +6,8 @@
  * text matched.
  *
  *	cc -O2 -D_GNU_SOURCE -Isrc -o ereline bench/ereline.c src/ere.c \
- *	    src/eredfa.c src/erelit.c src/erenfa.c src/eresyntax.c \
- *	    src/ereclass.c
+ *	    src/eredfa.c src/erelit.c src/erenfa.c src/ereclosure.c \
+ *	    src/eresyntax.c src/ereclass.c
  *	ereline FILE|-a N|-r N ERE...
  */
 #include <stdbool.h>

@@ -8,8 +8,8 @@
  * by src/ere.c, retry's own matcher, each on a freshly compiled ERE.
  *
  *	cc -O2 -D_GNU_SOURCE -Isrc -o regex bench/regex.c src/ere.c \
- *	    src/eredfa.c src/erelit.c src/erenfa.c src/eresyntax.c \
- *	    src/ereclass.c
+ *	    src/eredfa.c src/erelit.c src/erenfa.c src/ereclosure.c \
+ *	    src/eresyntax.c src/ereclass.c
  *	regex [ERE...]
  */
 #include <stdio.h>

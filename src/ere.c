@@ -22,6 +22,7 @@
 
 #include "ere.h"
 #include "ereclass.h"
+#include "ereclosure.h"
 #include "erelit.h"
 #include "ereprog.h"
 #include "eresyntax.h"
@@ -112,10 +113,8 @@ static bool
 alloc_work(struct ere *re)
 {
 	size_t n = (size_t)re->nprog;
+	bool walk = ere_walk_alloc(&re->walk, re->prog, re->nprog);
 
-	re->mark = calloc(n, sizeof(*re->mark));
-	re->stack = malloc((2 * n + 2) * sizeof(*re->stack));
-	re->list = malloc(n * sizeof(*re->list));
 	re->lstart = malloc(n * sizeof(*re->lstart));
 	re->carry = malloc(n * sizeof(*re->carry));
 	re->cstart = malloc(n * sizeof(*re->cstart));
@@ -123,9 +122,9 @@ alloc_work(struct ere *re)
 	/* Pages of the cache are touched only as states are made. */
 	re->st = malloc(DFA_STATES * sizeof(*re->st));
 	re->pool = malloc(DFA_POOL * sizeof(*re->pool));
-	return re->mark != NULL && re->stack != NULL && re->list != NULL &&
-	    re->lstart != NULL && re->carry != NULL && re->cstart != NULL &&
-	    re->seen != NULL && re->st != NULL && re->pool != NULL;
+	return walk && re->lstart != NULL && re->carry != NULL &&
+	    re->cstart != NULL && re->seen != NULL && re->st != NULL &&
+	    re->pool != NULL;
 }
 
 /*
@@ -137,13 +136,13 @@ static void
 find_first(struct ere *re)
 {
 	const struct inst *in;
-	int sp = 0, pc, c;
+	int *stack = re->walk.stack, sp = 0, pc, c;
 
 	re->nfirst = 0;
 	memset(re->first, 0, sizeof(re->first));
-	re->stack[sp++] = 0;
+	stack[sp++] = 0;
 	while (sp > 0) {
-		pc = re->stack[--sp];
+		pc = stack[--sp];
 		if (re->seen[pc])
 			continue;
 		re->seen[pc] = 1;
@@ -156,8 +155,8 @@ find_first(struct ere *re)
 					re->first[c] = 1;
 		} else {
 			if (in->op == I_SPLIT)
-				re->stack[sp++] = in->y;
-			re->stack[sp++] = in->x;
+				stack[sp++] = in->y;
+			stack[sp++] = in->x;
 		}
 	}
 	memset(re->seen, 0, (size_t)re->nprog);
@@ -191,11 +190,11 @@ is_anchored(struct ere *re)
 {
 	const struct inst *in;
 	bool anchored = true;
-	int sp = 0, pc;
+	int *stack = re->walk.stack, sp = 0, pc;
 
-	re->stack[sp++] = 0;
+	stack[sp++] = 0;
 	while (sp > 0 && anchored) {
-		pc = re->stack[--sp];
+		pc = stack[--sp];
 		if (re->seen[pc])
 			continue;
 		re->seen[pc] = 1;
@@ -203,11 +202,11 @@ is_anchored(struct ere *re)
 		if (in->op == I_SET || in->op == I_MATCH)
 			anchored = false;
 		else if (in->op == I_ASSERT && in->kind != A_BOL)
-			re->stack[sp++] = pc + 1;
+			stack[sp++] = pc + 1;
 		else if (in->op != I_ASSERT) {
 			if (in->op == I_SPLIT)
-				re->stack[sp++] = in->y;
-			re->stack[sp++] = in->x;
+				stack[sp++] = in->y;
+			stack[sp++] = in->x;
 		}
 	}
 	memset(re->seen, 0, (size_t)re->nprog);
@@ -310,9 +309,7 @@ ere_free(struct ere *re)
 		return;
 	free(re->prog);
 	free(re->sets);
-	free(re->mark);
-	free(re->stack);
-	free(re->list);
+	ere_walk_free(&re->walk);
 	free(re->lstart);
 	free(re->carry);
 	free(re->cstart);
@@ -326,6 +323,22 @@ ere_free(struct ere *re)
 /* ---- simulation -------------------------------------------------------- */
 
 /*
+ * The closure of pc, appended to re->walk.list from *n, each thread it
+ * reaches started at start: whether MATCH is in it.
+ */
+static bool
+pike_closure(struct ere *re, int pc, int prev, int next, int *n,
+    size_t start)
+{
+	int k = *n;
+	bool match = ere_closure(&re->walk, pc, prev, next, n);
+
+	for (; k < *n; k++)
+		re->lstart[k] = start;
+	return match;
+}
+
+/*
  * Where the leftmost match in the line p[0..len) starts: the NFA run with
  * the start of each thread, the earliest start kept when two threads
  * meet.  Threads stay in order of their starts.
@@ -333,27 +346,28 @@ ere_free(struct ere *re)
 static size_t
 pike_start(struct ere *re, const unsigned char *p, size_t len)
 {
+	const int *list = re->walk.list;
 	size_t best = SIZE_MAX, i;
 	int ncarry = 0, n, k, prev, next;
 
 	for (i = 0;; i++) {
 		prev = i == 0 ? C_LINE : ere_is_word(p[i - 1]) ? C_WORD : C_OTHER;
 		next = i < len ? p[i] : -1;
-		ere_next_gen(re);
+		ere_walk_next_gen(&re->walk);
 		n = 0;
 		for (k = 0; k < ncarry && re->cstart[k] < best; k++)
-			if (ere_closure(re, re->carry[k], prev, next, &n,
+			if (pike_closure(re, re->carry[k], prev, next, &n,
 			    re->cstart[k]))
 				best = re->cstart[k];
-		if (best == SIZE_MAX && ere_closure(re, 0, prev, next, &n, i))
+		if (best == SIZE_MAX && pike_closure(re, 0, prev, next, &n, i))
 			best = i;
 		ncarry = 0;
 		if (i == len)
 			break;
 		for (k = 0; k < n; k++)
 			if (re->lstart[k] < best &&
-			    set_has(re->sets[re->prog[re->list[k]].x], p[i])) {
-				re->carry[ncarry] = re->list[k] + 1;
+			    set_has(re->sets[re->prog[list[k]].x], p[i])) {
+				re->carry[ncarry] = list[k] + 1;
 				re->cstart[ncarry++] = re->lstart[k];
 			}
 		if (ncarry == 0 && best != SIZE_MAX)

@@ -16,8 +16,8 @@
  * the fewer (sample_stream()).  Where the cache keeps
  * being emptied, the DFA needing a new state at nearly every byte, it
  * hands the stream to the bit-parallel NFA of erenfa.c for a while, if
- * that is cheaper (see nfa_worth()).  It also owns the NFA closure that
- * ere.c's Pike pass uses.
+ * that is cheaper (see nfa_worth()).  Each new state is the closure
+ * (ereclosure.c) of the threads of the last, after the byte.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "ere.h"
+#include "ereclosure.h"
 #include "ereprog.h"
 #include "eresyntax.h"
 
@@ -39,59 +40,6 @@ _Static_assert(DFA_POOL > ERE_MAX_PROG + 1, "DFA_POOL too small");
 
 #define T_UNKNOWN	(-1)	/* a transition not yet computed */
 #define T_MATCH		(-2)	/* the line matches */
-
-/*
- * Follows pc through splits, jumps and assertions that hold, appending
- * each set instruction reached and not yet marked in this generation to
- * re->list (with start in re->lstart).  Returns whether MATCH is reached.
- */
-bool
-ere_closure(struct ere *re, int pc, int prev, int next, int *n, size_t start)
-{
-	const struct inst *in;
-	bool match = false;
-	int sp = 0;
-
-	re->stack[sp++] = pc;
-	while (sp > 0) {
-		pc = re->stack[--sp];
-		if (re->mark[pc] == re->gen)
-			continue;
-		re->mark[pc] = re->gen;
-		in = &re->prog[pc];
-		switch (in->op) {
-		case I_SET:
-			re->lstart[*n] = start;
-			re->list[(*n)++] = pc;
-			break;
-		case I_MATCH:
-			match = true;
-			break;
-		case I_JMP:
-			re->stack[sp++] = in->x;
-			break;
-		case I_SPLIT:
-			re->stack[sp++] = in->y;
-			re->stack[sp++] = in->x;
-			break;
-		default:
-			if (assert_holds(in->kind, prev, next))
-				re->stack[sp++] = pc + 1;
-			break;
-		}
-	}
-	return match;
-}
-
-/* A new generation of marks, clearing them when the counter wraps. */
-void
-ere_next_gen(struct ere *re)
-{
-	if (++re->gen == 0) {
-		memset(re->mark, 0, (size_t)re->nprog * sizeof(*re->mark));
-		re->gen = 1;
-	}
-}
 
 /*
  * When the cache was full, the stream goes to the NFA if that is cheaper
@@ -159,38 +107,37 @@ dfa_state(struct ere *re, const int *pcs, int n, int ctx, bool *flushed)
 	return re->nst - 1;
 }
 
-/* The threads of the n consumers in re->list that byte c lets through. */
+/*
+ * The threads of the n consumers in re->walk.list that byte c lets
+ * through, into re->walk.stack: how many.
+ */
 static int
 dfa_advance(struct ere *re, int n, int c)
 {
 	int k, m = 0, pc;
 
 	for (k = 0; k < n; k++) {
-		pc = re->list[k];
+		pc = re->walk.list[k];
 		if (set_has(re->sets[re->prog[pc].x], c))
 			re->seen[pc + 1] = 1;
 	}
 	for (pc = 0; pc < re->nprog; pc++)
 		if (re->seen[pc]) {
 			re->seen[pc] = 0;
-			re->stack[m++] = pc;
+			re->walk.stack[m++] = pc;
 		}
 	return m;
 }
 
-/* Whether state s matches where its line ends (a newline or a NUL). */
+/*
+ * The closure of state s before next (-1: its line's end) into
+ * re->walk.list, n of them: whether MATCH is in it.
+ */
 static bool
-dfa_matches_at_end(struct ere *re, const struct dstate *s)
+dfa_closure(struct ere *re, const struct dstate *s, int next, int *n)
 {
-	bool match;
-	int n = 0, k;
-
-	ere_next_gen(re);
-	match = ere_closure(re, 0, s->ctx, -1, &n, 0);
-	for (k = 0; k < s->npcs && !match; k++)
-		match = ere_closure(re, re->pool[s->pcs + k], s->ctx, -1, &n,
-		    0);
-	return match;
+	return ere_state_closure(&re->walk, re->pool + s->pcs, s->npcs,
+	    s->ctx, next, n);
 }
 
 /*
@@ -203,32 +150,26 @@ static int
 dfa_step(struct ere *re, int i, int c)
 {
 	struct dstate *s = &re->st[i];
-	int m = 0, n = 0, t, ctx;
-	bool match, flushed = false;
+	int m = 0, n, t, ctx;
+	bool flushed = false;
 
 	if (s->ctx == C_SKIP)
 		ctx = c == '\n' ? C_LINE : C_SKIP;
 	else if (c == '\n' || c == '\0') {
 		ctx = c == '\n' ? C_LINE : C_SKIP;
-		match = dfa_matches_at_end(re, s);
-		if (match) {
+		if (dfa_closure(re, s, -1, &n)) {
 			s->trans[c] = T_MATCH;
 			return T_MATCH;
 		}
 	} else {
-		ere_next_gen(re);
-		match = ere_closure(re, 0, s->ctx, c, &n, 0);
-		for (t = 0; t < s->npcs && !match; t++)
-			match = ere_closure(re, re->pool[s->pcs + t], s->ctx,
-			    c, &n, 0);
-		if (match) {
+		if (dfa_closure(re, s, c, &n)) {
 			s->trans[c] = T_MATCH;
 			return T_MATCH;
 		}
 		m = dfa_advance(re, n, c);
 		ctx = ere_is_word(c) ? C_WORD : C_OTHER;
 	}
-	t = dfa_state(re, re->stack, m, ctx, &flushed);
+	t = dfa_state(re, re->walk.stack, m, ctx, &flushed);
 	if (!flushed)
 		re->st[i].trans[c] = t;
 	return t;

@@ -225,6 +225,27 @@ info_set(struct info *in, const uint32_t *set)
 	info_exact(in);
 }
 
+/*
+ * Each of a's strings followed by each of b's, cut as keep says, into
+ * out where that tells something; else out is left as it was.
+ */
+static void
+ls_join(struct lset *out, const struct lset *a, const struct lset *b,
+    int keep)
+{
+	struct lset join;
+
+	ls_cross(&join, a, b, keep);
+	ls_useful(&join);
+	if (join.n != ANY)
+		*out = join;
+}
+
+/*
+ * A concatenation begins with its left side's beginnings, or, where that
+ * side's exact strings are known, with them followed by the right side's
+ * beginnings; and likewise, from the right, for its ends.
+ */
 static void
 info_cat(struct info *out, const struct info *a, const struct info *b)
 {
@@ -232,19 +253,11 @@ info_cat(struct info *out, const struct info *a, const struct info *b)
 
 	ls_cross(&out->exact, &a->exact, &b->exact, KEEP_ALL);
 	out->pre = a->pre;
-	if (a->exact.n != ANY) {
-		ls_cross(&join, &a->exact, &b->pre, KEEP_HEAD);
-		ls_useful(&join);
-		if (join.n != ANY)
-			out->pre = join;
-	}
+	if (a->exact.n != ANY)
+		ls_join(&out->pre, &a->exact, &b->pre, KEEP_HEAD);
 	out->suf = b->suf;
-	if (b->exact.n != ANY) {
-		ls_cross(&join, &a->suf, &b->exact, KEEP_TAIL);
-		ls_useful(&join);
-		if (join.n != ANY)
-			out->suf = join;
-	}
+	if (b->exact.n != ANY)
+		ls_join(&out->suf, &a->suf, &b->exact, KEEP_TAIL);
 	out->req = ls_better(&a->req, &b->req) ? a->req : b->req;
 	ls_cross(&join, &a->suf, &b->pre, KEEP_HEAD);
 	ls_useful(&join);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ere.h"
+#include "ereclosure.h"
 #include "ereprog.h"
 #include "eresyntax.h"
 
@@ -100,9 +101,7 @@ struct nfa {
 	int		*touched;
 	unsigned	 gen;
 	/* The work space of the build. */
-	unsigned	*mark;
-	unsigned	 mgen;
-	int		*stack, *list;
+	struct ere_walk	 walk;		/* of the start sets */
 	uint64_t	*cl;		/* each pc's closure, bit k: MATCH */
 	uint64_t	*tmp;
 	int		*tidx, *tlow, *tstk, *tcs, *tce, *tcomp;
@@ -111,45 +110,6 @@ struct nfa {
 	int		*hash;		/* far sets that are bitsets, + 1 */
 	size_t		 nhash, slot;
 };
-
-/*
- * The consumers reached from pc through splits, jumps and the assertions
- * that hold between prev and next, in nf->list; whether MATCH is.
- */
-static bool
-reach(const struct ere *re, struct nfa *nf, int pc, int prev, int next,
-    int *n)
-{
-	const struct inst *in;
-	bool match = false;
-	int sp = 0;
-
-	if (++nf->mgen == 0) {
-		memset(nf->mark, 0, (size_t)re->nprog * sizeof(*nf->mark));
-		nf->mgen = 1;
-	}
-	*n = 0;
-	nf->stack[sp++] = pc;
-	while (sp > 0) {
-		pc = nf->stack[--sp];
-		if (nf->mark[pc] == nf->mgen)
-			continue;
-		nf->mark[pc] = nf->mgen;
-		in = &re->prog[pc];
-		if (in->op == I_SET)
-			nf->list[(*n)++] = nf->kof[pc];
-		else if (in->op == I_MATCH)
-			match = true;
-		else if (in->op == I_JMP)
-			nf->stack[sp++] = in->x;
-		else if (in->op == I_SPLIT) {
-			nf->stack[sp++] = in->y;
-			nf->stack[sp++] = in->x;
-		} else if (assert_holds(in->kind, prev, next))
-			nf->stack[sp++] = pc + 1;
-	}
-	return match;
-}
 
 static void
 bit_set(uint64_t *b, int k)
@@ -161,15 +121,9 @@ bit_set(uint64_t *b, int k)
 static int
 edge(const struct ere *re, int pc, int e, int prev, int next)
 {
-	const struct inst *in = &re->prog[pc];
+	int to[2], m = ere_successors(&re->prog[pc], pc, prev, next, to);
 
-	if (in->op == I_JMP)
-		return e == 0 ? in->x : -1;
-	if (in->op == I_SPLIT)
-		return e == 0 ? in->x : e == 1 ? in->y : -1;
-	if (in->op == I_ASSERT && e == 0 && assert_holds(in->kind, prev, next))
-		return pc + 1;
-	return -1;
+	return e < m ? to[m - 1 - e] : -1;
 }
 
 static void
@@ -192,7 +146,7 @@ component(const struct ere *re, struct nfa *nf, int pc)
 	size_t w = (size_t)nf->w, i;
 	uint64_t *acc = nf->cl + (size_t)pc * w;
 	const struct inst *in;
-	int first = nf->tsp, m, e, t;
+	int first = nf->tsp, m, e, to[2];
 
 	while (nf->tstk[--first] != pc)
 		continue;
@@ -204,9 +158,10 @@ component(const struct ere *re, struct nfa *nf, int pc)
 			bit_set(acc, nf->kof[m]);
 		else if (in->op == I_MATCH)
 			bit_set(acc, nf->k);
-		for (e = 0; (t = edge(re, m, e, nf->prev, nf->next)) >= 0; e++)
-			if (nf->tcomp[t] != pc)
-				bits_or(acc, nf->cl + (size_t)t * w, w);
+		for (e = ere_successors(in, m, nf->prev, nf->next, to);
+		    e-- > 0;)
+			if (nf->tcomp[to[e]] != pc)
+				bits_or(acc, nf->cl + (size_t)to[e] * w, w);
 	}
 	for (i = (size_t)first; i < (size_t)nf->tsp; i++)
 		if (nf->tstk[i] != pc)
@@ -468,13 +423,13 @@ starts(const struct ere *re, struct nfa *nf)
 
 	for (ctx = C_LINE; ctx <= C_OTHER; ctx++)
 		for (x = 0; x < 3; x++) {
-			nf->startmatch[ctx][x] = reach(re, nf, 0, ctx,
-			    nexts[x], &n);
+			nf->startmatch[ctx][x] = ere_state_closure(&nf->walk,
+			    NULL, 0, ctx, nexts[x], &n);
 			if (x == N_END)
 				continue;
 			b = nf->start + (size_t)(ctx * 2 + x) * (size_t)nf->w;
 			for (i = 0; i < n; i++)
-				bit_set(b, nf->list[i]);
+				bit_set(b, nf->kof[nf->walk.list[i]]);
 		}
 	for (x = 0; x < 2; x++) {
 		closures(re, nf, x ? C_WORD : C_OTHER, -1);
@@ -686,9 +641,10 @@ word_groups(struct nfa *nf)
 }
 
 static bool
-nfa_alloc(struct nfa *nf, int nprog)
+nfa_alloc(struct nfa *nf, const struct inst *prog, int nprog)
 {
 	size_t w = (size_t)nf->w, k = (size_t)nf->k, v = (size_t)nf->nvar;
+	bool walk = ere_walk_alloc(&nf->walk, prog, nprog);
 
 	nf->kpc = calloc(k + 1, sizeof(*nf->kpc));
 	nf->kof = calloc((size_t)nprog + 1, sizeof(*nf->kof));
@@ -703,9 +659,6 @@ nfa_alloc(struct nfa *nf, int nprog)
 	nf->d = calloc(w, sizeof(uint64_t));
 	nf->minlo = malloc((k + 1) * sizeof(*nf->minlo));
 	nf->touched = malloc((k + 1) * sizeof(*nf->touched));
-	nf->mark = calloc((size_t)nprog, sizeof(*nf->mark));
-	nf->stack = malloc((2 * (size_t)nprog + 2) * sizeof(*nf->stack));
-	nf->list = malloc((size_t)nprog * sizeof(*nf->list));
 	nf->cl = malloc((size_t)nprog * w * sizeof(*nf->cl));
 	nf->tmp = malloc(w * sizeof(*nf->tmp));
 	nf->tidx = malloc((size_t)nprog * sizeof(int));
@@ -717,15 +670,14 @@ nfa_alloc(struct nfa *nf, int nprog)
 	for (nf->nhash = 16; nf->nhash < 2 * v * k; nf->nhash *= 2)
 		continue;
 	nf->hash = calloc(nf->nhash, sizeof(*nf->hash));
-	return nf->kpc != NULL && nf->kof != NULL && nf->accept != NULL &&
-	    nf->shift != NULL && nf->special != NULL && nf->matchm != NULL &&
-	    nf->matchend != NULL && nf->start != NULL && nf->farof != NULL &&
-	    nf->s != NULL && nf->d != NULL && nf->minlo != NULL &&
-	    nf->touched != NULL && nf->mark != NULL && nf->stack != NULL &&
-	    nf->list != NULL && nf->hash != NULL && nf->cl != NULL &&
-	    nf->tmp != NULL &&
-	    nf->tidx != NULL && nf->tlow != NULL && nf->tstk != NULL &&
-	    nf->tcs != NULL && nf->tce != NULL && nf->tcomp != NULL;
+	return walk && nf->kpc != NULL && nf->kof != NULL &&
+	    nf->accept != NULL && nf->shift != NULL && nf->special != NULL &&
+	    nf->matchm != NULL && nf->matchend != NULL && nf->start != NULL &&
+	    nf->farof != NULL && nf->s != NULL && nf->d != NULL &&
+	    nf->minlo != NULL && nf->touched != NULL && nf->hash != NULL &&
+	    nf->cl != NULL && nf->tmp != NULL && nf->tidx != NULL &&
+	    nf->tlow != NULL && nf->tstk != NULL && nf->tcs != NULL &&
+	    nf->tce != NULL && nf->tcomp != NULL;
 }
 
 /* Numbers the consumers and fills their accept sets. */
@@ -765,9 +717,7 @@ has_word_assert(const struct ere *re)
 static void
 build_free(struct nfa *nf)
 {
-	free(nf->mark);
-	free(nf->stack);
-	free(nf->list);
+	ere_walk_free(&nf->walk);
 	free(nf->hash);
 	free(nf->cl);
 	free(nf->tmp);
@@ -777,9 +727,8 @@ build_free(struct nfa *nf)
 	free(nf->tcs);
 	free(nf->tce);
 	free(nf->tcomp);
-	nf->mark = NULL;
 	nf->cl = nf->tmp = NULL;
-	nf->stack = nf->list = nf->hash = NULL;
+	nf->hash = NULL;
 	nf->tidx = nf->tlow = nf->tstk = nf->tcs = nf->tce = NULL;
 	nf->tcomp = NULL;
 }
@@ -829,7 +778,7 @@ nfa_build(const struct ere *re)
 	nf->w = k / 64 + 1;
 	nf->nvar = has_word_assert(re) ? V_MAX : 1;
 	nf->anchored = re->anchored;
-	if (!nfa_alloc(nf, re->nprog)) {
+	if (!nfa_alloc(nf, re->prog, re->nprog)) {
 		nfa_free(nf);
 		return NULL;
 	}

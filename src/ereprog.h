@@ -1,8 +1,9 @@
 /*
  * ereprog.h: the compiled form of an ERE, shared by ere.c, which builds
  * it and finds where a match starts, eredfa.c, which runs the DFA over a
- * stream of lines, and erenfa.c, the bit-parallel NFA that eredfa.c
- * hands a stream to while its cache keeps missing.  No other file
+ * stream of lines, erenfa.c, the bit-parallel NFA that eredfa.c hands a
+ * stream to while its cache keeps missing, and ereclosure.c, the walk
+ * without a byte that all three make their states with.  No other file
  * includes it.
  */
 #ifndef EREPROG_H
@@ -13,6 +14,7 @@
 
 #include "ere.h"
 #include "ereclass.h"
+#include "ereclosure.h"
 #include "erelit.h"
 #include "eresyntax.h"
 
@@ -70,11 +72,8 @@ struct ere {
 	byteset		*sets;
 	int		 nsets;
 	/* Work space of the simulations, nprog entries each. */
-	unsigned	*mark;
-	unsigned	 gen;
-	int		*stack;
-	int		*list;		/* consumers reached */
-	size_t		*lstart;
+	struct ere_walk	 walk;		/* its list: the consumers reached */
+	size_t		*lstart;	/* where each one's thread started */
 	int		*carry;
 	size_t		*cstart;
 	/* The DFA cache. */
@@ -158,9 +157,32 @@ assert_holds(int kind, int prev, int next)
 	}
 }
 
-bool	ere_closure(struct ere *re, int pc, int prev, int next, int *n,
-	    size_t start);
-void	ere_next_gen(struct ere *re);
+/*
+ * The pcs that in, at pc, leads to without a byte between prev and
+ * next, into to[] (two at most) in the order a stack pops them, the last
+ * first; how many.  A consumer or MATCH leads nowhere.  The one reading
+ * of the instructions that the walks of ereclosure.c and erenfa.c share.
+ */
+static inline int
+ere_successors(const struct inst *in, int pc, int prev, int next, int *to)
+{
+	switch (in->op) {
+	case I_JMP:
+		to[0] = in->x;
+		return 1;
+	case I_SPLIT:
+		to[0] = in->y;
+		to[1] = in->x;
+		return 2;
+	case I_ASSERT:
+		if (!assert_holds(in->kind, prev, next))
+			return 0;
+		to[0] = pc + 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
 
 /*
  * erenfa.c.  nfa_build() returns NULL when memory is exhausted; nfa_cost()

@@ -42,6 +42,8 @@
  *	 |	 `- match.c	the output conditions (retry.c: compile them)
  *	 |	     `- ere.c	the EREs, compiled; where a match starts
  *	 |		 |- eredfa.c	the DFA over a stream of lines
+ *	 |		 |- ereclosure.c	the walk without a byte (also
+ *	 |		 |		eredfa.c's and erenfa.c's)
  *	 |		 `- eresyntax.c		an ERE read into a tree
  *	 |		     `- ereclass.c	byte sets, the 12 classes
  *	 `- backoff.c	the schedule, the random source, nsec_add()
