@@ -38,6 +38,27 @@ through_cat() {
 	[ "$stderr" = "" ]
 }
 
+# More held than a pipe holds: retry makes its reader's pipe 1 MiB before
+# the copy, so that the two take fewer turns; less leaves it as it was.
+@test "-O: a copy of more than a pipe holds makes the reader's pipe 1 MiB; a line leaves it" {
+	require_linux_capability "pipe sizes (F_SETPIPE_SZ)"
+	local ps=$ROOT/tests/helpers/pipe-size default
+	default=$(: | "$ps" -d)
+	head -c $((3 * MIB)) /dev/urandom >"$WORK/big"
+	"$RETRY" -n 1 -O -- cat "$WORK/big" | tee "$WORK/out" | "$ps" -d \
+	    >"$WORK/size"
+	[ "$(cat "$WORK/size")" = "$default" ]	# tee's pipe: not retry's
+	cmp "$WORK/out" "$WORK/big"
+	run -0 --separate-stderr sh -c '"$1" -n 1 -O -- cat "$2" | "$3" -d' \
+	    sh "$RETRY" "$WORK/big" "$ps"
+	[ "$output" = 1048576 ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr sh -c '"$1" -n 1 -O -- echo a line | "$2" -d' \
+	    sh "$RETRY" "$ps"
+	[ "$output" = "$default" ]
+	[ "$stderr" = "" ]
+}
+
 @test "-O: echo > /dev/stdout between two lines loses none of them" {
 	run -0 --separate-stderr through_cat -n 1 -O -- \
 	    sh -c 'echo first; echo second >/dev/stdout; echo third'
