@@ -161,19 +161,36 @@ fd_tmpfile(void)
  * Fewer, larger transfers: a pipe of 1 MiB where the kernel allows, never
  * a smaller one than it was (the pipe may be the caller's, made larger on
  * purpose).  Past the owner's pipe-user-pages-soft the kernel refuses,
- * and the pipe stays as it was.
+ * and the pipe stays as it was.  A pipe that someone else reads grows
+ * only once the passed bytes that retry wrote into it show that its
+ * reader reads, more than twice what the pipe holds: a reader that takes
+ * a little and goes away must still leave its writer a full pipe, and so
+ * a write that fails (EPIPE), as it would without retry.  True once there
+ * is no more to do: grown, large already, or not a pipe.
  */
-void
-fd_grow_pipe(int fd)
+bool
+fd_grow_read_pipe(int fd, uint64_t passed)
 {
 #ifdef F_SETPIPE_SZ
 	int size = fcntl(fd, F_GETPIPE_SZ);
 
-	if (size != -1 && size < (1 << 20))
-		fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+	if (size == -1 || size >= (1 << 20))
+		return true;
+	if (passed <= 2 * (uint64_t)size)
+		return false;
+	fcntl(fd, F_SETPIPE_SZ, 1 << 20);
 #else
 	(void)fd;
+	(void)passed;
 #endif
+	return true;
+}
+
+/* The same for a pipe retry made, or reads: at once. */
+void
+fd_grow_pipe(int fd)
+{
+	fd_grow_read_pipe(fd, UINT64_MAX);
 }
 
 /* Whether errno says that a temporary file, not the stream, failed. */

@@ -17,6 +17,7 @@ int		 fd_tty_nonblock(int fd);
 int		 fd_pipe(int p[2]);
 int		 fd_tmpfile(void);
 void		 fd_grow_pipe(int fd);
+bool		 fd_grow_read_pipe(int fd, uint64_t passed);
 bool		 fd_file_full(void);
 ssize_t		 fd_send_file(int in, off_t *off, int out, size_t len);
 ssize_t		 fd_take_stream(int in, int out, off_t off, size_t len);

@@ -160,17 +160,17 @@ copy_out(const struct copy *c, int out)
 	off_t off = 0;
 	ssize_t n;
 	int tty, rc;
-	bool is_pipe = true;
+	bool is_pipe = true, grown = false;
 
 	if ((tty = fd_tty_nonblock(out)) != -1) {
 		rc = copy_to_tty(c, tty);
 		close(tty);
 		return rc;
 	}
-	/* More than a pipe holds: fewer turns with the reader. */
-	if (c->size > 64 * 1024)
-		fd_grow_pipe(out);
 	while (off < c->size) {
+		/* A reader that reads: fewer turns with it. */
+		if (!grown)
+			grown = fd_grow_read_pipe(out, (uint64_t)off);
 #ifdef __linux__
 		if (is_pipe) {
 			n = splice(c->in, &off, out, NULL,

@@ -193,20 +193,23 @@ stream_write(struct stream *s)
 /*
  * A transfer that took all it asked for found the command's pipe full:
  * the command writes in bulk.  Larger pipes on both sides of retry then
- * halve the turns the three processes take (a 64 KiB pipe between
- * each made a condition cost 1.5 to 2.5 times `cat | cat`, 1 MiB pipes
- * about the same as it, bench/results.md).  A command that writes little
- * never costs the kernel more than its default pipes.
+ * cut the turns the three processes take (64 KiB pipes made a condition
+ * cost 1.5 to 2.5 times `cat | cat`, 1 MiB pipes about as much as it,
+ * bench/results.md).  Into a pipe, only once its reader has shown that
+ * it reads (fd_grow_read_pipe()), and the command's pipe with it, so
+ * that a reader that goes away early still costs the command its
+ * SIGPIPE.  A command that writes little keeps the default pipes.
  */
 static void
 stream_widen(struct stream *s, ssize_t took)
 {
 	if (s->wide || took < (ssize_t)READ_SIZE)
 		return;
+	if (s->dst_pipe &&
+	    !fd_grow_read_pipe(s->dst, s->taken + (uint64_t)took))
+		return;
 	s->wide = true;
 	fd_grow_pipe(s->src);
-	if (s->dst_pipe)
-		fd_grow_pipe(s->dst);
 }
 
 static int
