@@ -12,6 +12,7 @@
 #include <sys/sendfile.h>
 #endif
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +54,30 @@ fd_tty_nonblock(int fd)
 		return -1;
 	return fd_above_stdio(open(name, O_WRONLY | O_NOCTTY | O_NONBLOCK |
 	    O_CLOEXEC));
+}
+
+/*
+ * The same for the pipe or FIFO that fd writes into: a non-blocking open
+ * of it, which Linux gives through /proc; -1 elsewhere, where fd is not
+ * such a writer, or where no reader is left (writes fail at once then).
+ */
+int
+fd_pipe_nonblock(int fd)
+{
+#if defined(__linux__) && !defined(RETRY_PORTABLE)
+	char path[32];
+	struct stat st;
+	int fl;
+
+	if (fstat(fd, &st) == -1 || !S_ISFIFO(st.st_mode) ||
+	    (fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_RDONLY)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return fd_above_stdio(open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC));
+#else
+	(void)fd;
+	return -1;
+#endif
 }
 
 #ifdef RETRY_PORTABLE

@@ -18,7 +18,9 @@
 #include <sys/stat.h>
 
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,7 @@
 #include "jsonlog.h"
 #include "log.h"
 #include "outcomes.h"
+#include "signals.h"
 #include "signals.h"
 
 /* A file to append to, above stdio and closed on exec; exits on error. */
@@ -98,14 +101,64 @@ is_regular(int fd)
 #endif
 
 /*
+ * Waits for room in the pipe on stderr.  Its reader is waited for as a
+ * writer waits, as long as it takes, but not past --max-time, and after a
+ * stop signal for WRITE_STALL_MS at most, all messages together: a reader
+ * that reads takes retry's last lines, and one that has stopped reading
+ * (SIGSTOP, a pager's full screen) cannot hold retry.  Whether to write
+ * again.
+ */
+static bool
+pipe_wait(struct log *lg)
+{
+	nsec_t until = lg->deadline;
+
+	if (signals_stop() != 0) {
+		if (lg->stop_until == 0)
+			lg->stop_until = nsec_add(mono_now(),
+			    WRITE_STALL_MS * NSEC_PER_MSEC);
+		if (until == 0 || lg->stop_until < until)
+			until = lg->stop_until;
+	}
+	if (signals_wait_fd(lg->ss, lg->pipe, POLLOUT, until,
+	    signals_stops()) == 0)
+		return true;
+	return errno == EINTR;	/* a stop: the wait is bounded now */
+}
+
+/* Writes s into the pipe on stderr; what pipe_wait() gives up on is lost. */
+static void
+pipe_put(struct log *lg, const char *s, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		if ((n = write(lg->pipe, s, len)) > 0) {
+			s += n;
+			len -= (size_t)n;
+		} else if (n == -1 && errno == EINTR)
+			continue;
+		else if (n == -1 && errno == EAGAIN && pipe_wait(lg))
+			continue;
+		else
+			return;
+	}
+}
+
+/*
  * Writes s to fd, one of lg's sinks.  A terminal that takes nothing is
  * waited for once, WRITE_STALL_MS; after that, and after a stop signal,
  * not at all until it takes a message whole again: each message of a
- * run must not add its own second to -t, -m and TERM.
+ * run must not add its own second to -t, -m and TERM.  A pipe: see
+ * pipe_put().
  */
 static void
 log_put(struct log *lg, int fd, const char *s, size_t len)
 {
+	if (fd == STDERR_FILENO && lg->pipe != -1 && lg->ss != NULL) {
+		pipe_put(lg, s, len);
+		return;
+	}
 	if (fd != lg->tty) {
 		fd_write_all(fd, s, len);
 		return;
@@ -161,8 +214,11 @@ open_terminal(struct log *lg)
 {
 	lg->fd = STDERR_FILENO;
 	lg->tty_wait = WRITE_STALL_MS;
-	if ((lg->tty = fd_tty_nonblock(STDERR_FILENO)) == -1)
+	if ((lg->tty = fd_tty_nonblock(STDERR_FILENO)) == -1) {
+		lg->pipe = fd_pipe_nonblock(STDERR_FILENO);
 		return;
+	}
+	lg->pipe = -1;
 	lg->fd = lg->tty;
 	bound_errors(lg);
 }
@@ -303,6 +359,17 @@ attempt_name(const struct log *lg, long long k, char *buf, size_t len)
 }
 
 /* The run starts; its times count from t0. */
+/*
+ * From here on, a message waits for a stalled pipe on stderr only until
+ * a stop signal that ss sees, or until deadline (0: none).
+ */
+void
+log_bound_waits(struct log *lg, const struct sigstate *ss, nsec_t deadline)
+{
+	lg->ss = ss;
+	lg->deadline = deadline;
+}
+
 void
 log_start(struct log *lg, const struct log_run *run, nsec_t t0)
 {

@@ -19,6 +19,11 @@ struct log {
 	int		 tty;		/* a non-blocking open of the terminal
 					   on stderr, or -1: errors go there */
 	int		 tty_wait;	/* ms a message may wait for tty */
+	int		 pipe;		/* a non-blocking open of the pipe
+					   on stderr, or -1 */
+	const struct sigstate *ss;	/* what ends a wait for the pipe, */
+	nsec_t		 deadline;	/* and when (--max-time; 0: none) */
+	nsec_t		 stop_until;	/* after a stop, the wait's end */
 	enum log_format	 format;	/* LOG_JSON: fd is a JSON sink too */
 	bool		 stamp;		/* lines start with the local time */
 	int		 gh_output;	/* $GITHUB_OUTPUT, or -1 */
@@ -45,6 +50,9 @@ struct log_options {
 	bool		 until_failure;	/* the sleeps follow successes */
 };
 void		 log_open(struct log *lg, const struct log_options *lo);
+struct sigstate;
+void		 log_bound_waits(struct log *lg, const struct sigstate *ss,
+		    nsec_t deadline);
 void		 log_start(struct log *lg, const struct log_run *run,
 		    nsec_t t0);
 void		 log_attempt_start(struct log *lg, long long k);

@@ -559,6 +559,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    cfg->verbosity, cfg->log_file, cfg->json_log, cfg->attempts,
 	    cfg->http_file != NULL, cfg->until_failure });
 	r->sigs = signals_init();
+	log_bound_waits(&r->log, r->sigs, 0);
 	r->leftovers = attempt_init(cfg->foreground);
 	backoff_init(&r->backoff, &cfg->sched, cfg->seeded, cfg->seed);
 	if (cfg->attempts == 0)
@@ -679,6 +680,7 @@ main(int argc, char *argv[])
 	run.t0 = mono_now();
 	if (cfg.max_time != 0)
 		run.deadline = nsec_add(run.t0, cfg.max_time);
+	log_bound_waits(&run.log, run.sigs, run.deadline);
 	log_start(&run.log, &(struct log_run){ cfg.argv, cfg.attempts,
 	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options, cfg.stall },
 	    run.t0);

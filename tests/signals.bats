@@ -228,16 +228,19 @@ retry: succeeded on attempt 2/5 after Ts" ]
 	[ "$(<"$WORK/attempts")" = $'1\n2' ]
 }
 
-# writing_to_pipe PID: the process is blocked writing to a pipe.
-writing_to_pipe() {
-	[[ $(<"/proc/$1/wchan") == *pipe_write ]]
+# waiting_for_room PID: the process waits in poll(2) with no child left:
+# with -b 0 and its attempt over, retry waits for room in its stderr.
+waiting_for_room() {
+	[[ $(<"/proc/$1/wchan") == poll_schedule_timeout* ]] &&
+	    [[ -z $(<"/proc/$1/task/$1/children") ]]
 }
 
-@test "a signal that waits, blocked, while retry is busy stops the run" {
+@test "a stop signal while retry waits for room in its stderr stops the run, and its lines still come" {
 	# Attempt 1 fills retry's stderr, a FIFO that nobody reads yet, and
-	# fails: retry blocks writing "attempt 1/5 ended", with its signals
-	# blocked.  TERM waits there, pending, and must still stop the run
-	# before attempt 2, even with -b 0.
+	# fails: retry waits to write "attempt 1/5 ended" (once, blocked in
+	# write(2) with its signals blocked).  TERM must stop the run before
+	# attempt 2, even with -b 0, and a reader that comes within a second
+	# of it still gets every line.
 	local rd pid lines
 	mkfifo "$WORK/fifo"
 	exec {rd}<>"$WORK/fifo"
@@ -250,7 +253,7 @@ writing_to_pipe() {
 	BG=$!
 	wait_for_file "$WORK/pid"
 	pid=$(<"$WORK/pid")
-	poll_until 10 writing_to_pipe "$pid"
+	poll_until 10 waiting_for_room "$pid"
 	kill -TERM "$pid"
 	# Read it all: the end comes once retry and wstatus are gone.
 	tr -d '#' <"$WORK/fifo" >"$WORK/err" {rd}<&- &

@@ -548,6 +548,56 @@ short 2retry: attempt 2/5 failed (exit 1), next in 0.000s" ]
 	[ "$(cat "$WORK/ws")" = "signal 13" ]
 }
 
+# stalled_stderr ARG...: runs wstatus WORK/ws retry ARG... -- a command
+# that fills the pipe on its stderr and fails, with that pipe's reader
+# one that reads nothing (descriptor 4 of this shell, WORK/fifo), and
+# waits until the command is done; STALLED is the background job.
+stalled_stderr() {
+	mkfifo "$WORK/fifo"
+	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" "$@" -- sh -c \
+	    'head -c 65536 /dev/zero >&2; echo done >"$0"; exit 1' \
+	    "$WORK/done" 2>"$WORK/fifo" >/dev/null 3>&- &
+	STALLED=$!
+	exec 4<"$WORK/fifo"
+	wait_for_file "$WORK/done"
+	wait_for_file "$WORK/pid"
+}
+
+# Retry's line after the failure waits for a reader that does not read,
+# as any writer into its pipe would, but not past a stop signal: before,
+# it waited in write(2) with its signals blocked, deaf to TERM for good.
+@test "a reader of stderr that reads nothing: TERM still ends retry, which drops its lines" {
+	require_linux_capability "a non-blocking open of stderr's pipe"
+	local pid rc=0
+	stalled_stderr -n 3 -b 10s
+	pid=$(cat "$WORK/pid")
+	kill -TERM "$pid"
+	wait_gone "$pid" 5 || rc=$?
+	timeout 5 cat <&4 >"$WORK/err"
+	exec 4<&-
+	wait "$STALLED"
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	# The command's bytes, then nothing: the pipe was full throughout.
+	cmp "$WORK/err" <(head -c 65536 /dev/zero)
+}
+
+# The sleep of 10 s would pass -m 1s: retry gives up at once with the
+# attempt's status, and its line waits for the reader only until then.
+@test "a reader of stderr that reads nothing: retry's last line waits no longer than -m" {
+	require_linux_capability "a non-blocking open of stderr's pipe"
+	local pid rc=0
+	stalled_stderr -n 3 -b 10s -m 1s
+	pid=$(cat "$WORK/pid")
+	wait_gone "$pid" 5 || rc=$?
+	timeout 5 cat <&4 >"$WORK/err"
+	exec 4<&-
+	wait "$STALLED"
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$WORK/ws")" = "exit 1" ]
+	cmp "$WORK/err" <(head -c 65536 /dev/zero)
+}
+
 # Fails until fixed: retry writes held output with every signal it
 # handles blocked, so a reader that stops reading makes it deaf to TERM.
 @test "-O: a signal still ends retry while a stalled reader holds up output" {
