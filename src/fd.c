@@ -20,6 +20,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "defs.h"
@@ -65,14 +66,21 @@ int
 fd_pipe_nonblock(int fd)
 {
 #if defined(__linux__) && !defined(RETRY_PORTABLE)
-	char path[32];
+	char path[32] = "/proc/self/fd/", digits[12];
 	struct stat st;
-	int fl;
+	size_t at = strlen(path);
+	unsigned u = (unsigned)fd;
+	int fl, n = 0;
 
-	if (fstat(fd, &st) == -1 || !S_ISFIFO(st.st_mode) ||
+	if (fd < 0 || fstat(fd, &st) == -1 || !S_ISFIFO(st.st_mode) ||
 	    (fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_RDONLY)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	/* Not snprintf(): this runs at every start with stderr a pipe. */
+	do
+		digits[n++] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	while (n > 0)
+		path[at++] = digits[--n];
 	return fd_above_stdio(open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC));
 #else
 	(void)fd;
