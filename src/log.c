@@ -38,7 +38,6 @@
 #include "log.h"
 #include "outcomes.h"
 #include "signals.h"
-#include "signals.h"
 
 /* A file to append to, above stdio and closed on exec; exits on error. */
 static int
@@ -136,11 +135,8 @@ pipe_put(struct log *lg, const char *s, size_t len)
 		if ((n = write(lg->pipe, s, len)) > 0) {
 			s += n;
 			len -= (size_t)n;
-		} else if (n == -1 && errno == EINTR)
-			continue;
-		else if (n == -1 && errno == EAGAIN && pipe_wait(lg))
-			continue;
-		else
+		} else if (n == 0 || (errno != EINTR &&
+		    (errno != EAGAIN || !pipe_wait(lg))))
 			return;
 	}
 }

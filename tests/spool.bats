@@ -582,12 +582,13 @@ stalled_stderr() {
 	cmp "$WORK/err" <(head -c 65536 /dev/zero)
 }
 
-# The sleep of 10 s would pass -m 1s: retry gives up at once with the
-# attempt's status, and its line waits for the reader only until then.
+# The sleep of 10 s (no jitter: a full draw could be short) would pass
+# -m 1s: retry gives up at once with the attempt's status, and its line
+# waits for the reader only until then.
 @test "a reader of stderr that reads nothing: retry's last line waits no longer than -m" {
 	require_linux_capability "a non-blocking open of stderr's pipe"
 	local pid rc=0
-	stalled_stderr -n 3 -b 10s -m 1s
+	stalled_stderr -n 3 -b 10s --jitter=none -m 1s
 	pid=$(cat "$WORK/pid")
 	wait_gone "$pid" 5 || rc=$?
 	timeout 5 cat <&4 >"$WORK/err"

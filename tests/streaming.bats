@@ -6,6 +6,10 @@
 # bounded; a reader that goes away or stalls must not change what
 # happens to the command.  The decisions are in conditions.bats.
 
+# Each test runs in a subshell of its own: $stderr set in one is not seen
+# in another.
+# shellcheck disable=SC2030,SC2031
+
 load helpers/common
 load helpers/attempts
 
