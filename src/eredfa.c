@@ -457,7 +457,8 @@ nfa_turn(struct ere *re, struct ere_run *run, int t, const unsigned char *p,
 static void
 sample_stream(struct ere *re, const unsigned char *p, size_t len)
 {
-	unsigned long count[256] = { 0 }, hits;
+	uint16_t *count = re->sample;	/* not on the stack of every feed */
+	unsigned long hits;
 	size_t i, n = len < SAMPLE_LEN ? len : SAMPLE_LEN;
 
 	if (re->sample_due > len) {
@@ -466,6 +467,7 @@ sample_stream(struct ere *re, const unsigned char *p, size_t len)
 	}
 	if (len < ERE_SAMPLE_MIN)
 		return;
+	memset(re->sample, 0, sizeof(re->sample));
 	for (i = 0; i < n; i++)
 		count[p[i]]++;
 	hits = ere_lits_choose(&re->lits, count);

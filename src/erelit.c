@@ -373,7 +373,7 @@ ls_minimal(struct lset *a)
 }
 
 unsigned long
-ere_lits_choose(struct ere_lits *l, const unsigned long count[256])
+ere_lits_choose(struct ere_lits *l, const uint16_t count[256])
 {
 	unsigned long hits = 0;
 	int k, i, best;

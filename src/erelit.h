@@ -6,6 +6,8 @@
 #ifndef ERELIT_H
 #define ERELIT_H
 
+#include <stdint.h>
+
 #include "eresyntax.h"
 
 #define LIT_MAX		8	/* literals in a set, at most */
@@ -35,6 +37,6 @@ void	ere_literals(const struct ere_tree *tree, struct ere_lits *out);
  * returns how many times the chosen bytes came in it, all told.
  */
 unsigned long	ere_lits_choose(struct ere_lits *l,
-		    const unsigned long count[256]);
+		    const uint16_t count[256]);
 
 #endif /* ERELIT_H */

@@ -110,6 +110,7 @@ struct ere {
 	 */
 	size_t		 sample_due;
 	bool		 lit_lines;
+	uint16_t	 sample[256];	/* its byte counts: 4096 at most */
 	/*
 	 * The NFA (erenfa.c), made at once for a large program, else when the
 	 * cache is first emptied; how many bytes it has yet to match; the
