@@ -228,9 +228,14 @@ retry: succeeded on attempt 2/5 after Ts" ]
 	[ "$(<"$WORK/attempts")" = $'1\n2' ]
 }
 
-# waiting_for_room PID: the process waits in poll(2) with no child left:
-# with -b 0 and its attempt over, retry waits for room in its stderr.
+# waiting_for_room PID: with -b 0 and its attempt over, retry waits for
+# room in its stderr: in poll(2), with no child left, or, in the portable
+# build, which has no non-blocking open of the pipe, in write(2).
 waiting_for_room() {
+	if ! linux_capability; then
+		[[ $(<"/proc/$1/wchan") == *pipe_write ]]
+		return
+	fi
 	[[ $(<"/proc/$1/wchan") == poll_schedule_timeout* ]] &&
 	    [[ -z $(<"/proc/$1/task/$1/children") ]]
 }
