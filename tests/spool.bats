@@ -563,20 +563,27 @@ stalled_stderr() {
 	wait_for_file "$WORK/pid"
 }
 
+# stalled_stderr_end PID: waits until retry (PID) is gone, at most 5 s,
+# takes what the pipe holds into WORK/err, and lets the reader go.
+stalled_stderr_end() {
+	local rc=0
+	wait_gone "$1" 5 || rc=$?
+	timeout 5 cat <&4 >"$WORK/err"
+	exec 4<&-
+	wait "$STALLED"
+	return "$rc"
+}
+
 # Retry's line after the failure waits for a reader that does not read,
 # as any writer into its pipe would, but not past a stop signal: before,
 # it waited in write(2) with its signals blocked, deaf to TERM for good.
 @test "a reader of stderr that reads nothing: TERM still ends retry, which drops its lines" {
 	require_linux_capability "a non-blocking open of stderr's pipe"
-	local pid rc=0
+	local pid
 	stalled_stderr -n 3 -b 10s
 	pid=$(cat "$WORK/pid")
 	kill -TERM "$pid"
-	wait_gone "$pid" 5 || rc=$?
-	timeout 5 cat <&4 >"$WORK/err"
-	exec 4<&-
-	wait "$STALLED"
-	[ "$rc" -eq 0 ]
+	stalled_stderr_end "$pid"
 	[ "$(cat "$WORK/ws")" = "signal 15" ]
 	# The command's bytes, then nothing: the pipe was full throughout.
 	cmp "$WORK/err" <(head -c 65536 /dev/zero)
@@ -587,14 +594,10 @@ stalled_stderr() {
 # waits for the reader only until then.
 @test "a reader of stderr that reads nothing: retry's last line waits no longer than -m" {
 	require_linux_capability "a non-blocking open of stderr's pipe"
-	local pid rc=0
+	local pid
 	stalled_stderr -n 3 -b 10s --jitter=none -m 1s
 	pid=$(cat "$WORK/pid")
-	wait_gone "$pid" 5 || rc=$?
-	timeout 5 cat <&4 >"$WORK/err"
-	exec 4<&-
-	wait "$STALLED"
-	[ "$rc" -eq 0 ]
+	stalled_stderr_end "$pid"
 	[ "$(cat "$WORK/ws")" = "exit 1" ]
 	cmp "$WORK/err" <(head -c 65536 /dev/zero)
 }
