@@ -87,7 +87,8 @@ SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/preset.c \
 	  src/held.c src/match.c src/env.c src/signals.c src/fd.c src/clock.c \
 	  src/guard.c src/budget.c src/statefile.c src/redisstore.c src/resolve.c \
 	  src/tls.c src/ere.c src/eredfa.c src/erelit.c src/erenfa.c \
-	  src/ereclosure.c src/eresyntax.c src/ereclass.c src/summary.c
+	  src/ereclosure.c src/eresyntax.c src/ereclass.c src/pairscan.c \
+	  src/summary.c
 HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
 	  src/config.h src/defs.h src/dryrun.h src/env.h src/envopts.h \
 	  src/escape.h src/fd.h src/feed.h src/format.h src/guard.h \
@@ -97,7 +98,7 @@ HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
 	  src/signals.h src/spawn.h src/statefile.h src/streams.h src/tls.h \
 	  src/guardcodes.h src/resolve.h src/guard-lua.h src/ere.h \
 	  src/eresyntax.h src/ereclass.h src/ereprog.h src/erelit.h \
-	  src/ereclosure.h src/summary.h
+	  src/ereclosure.h src/pairscan.h src/summary.h
 BATS	?= bats
 TESTS	= tests
 # The suites that need no tool beyond bats, perl and procps: CI runs them
@@ -151,9 +152,10 @@ tests/helpers/zombie-leader: tests/helpers/zombie-leader.c
 
 # The table of cases of the ERE matcher (tests/ere.bats).
 ERE_SRCS = tests/helpers/ere-test.c src/ere.c src/eredfa.c src/erelit.c \
-	   src/erenfa.c src/ereclosure.c src/eresyntax.c src/ereclass.c
+	   src/erenfa.c src/ereclosure.c src/eresyntax.c src/ereclass.c \
+	   src/pairscan.c
 ERE_HDRS = src/ere.h src/eresyntax.h src/ereclass.h src/ereprog.h \
-	   src/erelit.h src/ereclosure.h
+	   src/erelit.h src/ereclosure.h src/pairscan.h
 tests/helpers/ere-test: $(ERE_SRCS) $(ERE_HDRS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -Isrc -o tests/helpers/ere-test \
 	    $(ERE_SRCS) $(LDFLAGS)
@@ -164,11 +166,19 @@ tests/helpers/ere-test-nfa: $(ERE_SRCS) $(ERE_HDRS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_TEST_NFA -Isrc \
 	    -o tests/helpers/ere-test-nfa $(ERE_SRCS) $(LDFLAGS)
 
+# The same, every literal searched for by a pair of its bytes
+# (src/pairscan.c) from the start, where the table's short lines would
+# have it searched for by a byte.
+tests/helpers/ere-test-pairs: $(ERE_SRCS) $(ERE_HDRS)
+	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_PAIRS_ALWAYS -Isrc \
+	    -o tests/helpers/ere-test-pairs $(ERE_SRCS) $(LDFLAGS)
+
 # The programs the suite runs besides retry: every target that runs the
 # whole suite builds them all.
 TEST_HELPERS = tests/helpers/wstatus tests/helpers/zombie-leader \
 	       tests/helpers/guard-rules tests/helpers/ere-test \
-	       tests/helpers/ere-test-nfa tests/helpers/pipe-size
+	       tests/helpers/ere-test-nfa tests/helpers/ere-test-pairs \
+	       tests/helpers/pipe-size
 test-helpers: $(TEST_HELPERS)
 
 # The set-up commands: they install what is missing, then build.

@@ -93,14 +93,16 @@ build/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 # the NFA where the DFA thrashes), and as ere-nfa with the DFA cut to 2
 # states, so that the NFA (src/erenfa.c) takes over every stream it can
 # and the hand-overs between the two are fuzzed too (src/ereprog.h).
-# The first also samples pieces of any length to choose the literals'
-# bytes (src/eredfa.c), so that its short subjects reach that choice.
+# The first also samples pieces of any length to choose how the literals
+# are searched for (src/eredfa.c), so that its short subjects reach that
+# choice; the second searches for every literal by a pair of its bytes
+# (src/pairscan.c).
 build/fuzz/ere: FUZZ_DEFS += -DERE_SAMPLE_MIN=1
 build/fuzz/ere-nfa: fuzz/ere.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 	@mkdir -p $(@D)
 	$(QUALITY_BUILD) -Isrc -g -O1 -fsanitize=fuzzer $(SAN_FLAGS) \
-	    -DERE_TEST_NFA -o $@ fuzz/ere.c $(LIB_SRCS) $(BSD_LIBS) \
-	    $(HIREDIS_LIBS)
+	    -DERE_TEST_NFA -DERE_PAIRS_ALWAYS -o $@ fuzz/ere.c $(LIB_SRCS) \
+	    $(BSD_LIBS) $(HIREDIS_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
 

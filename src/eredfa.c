@@ -8,9 +8,9 @@
  * ere_run, so that a line cut by a read is still one line, ^ and $ match
  * only at its real start and end, and a match across the cut is found.
  * A line is matched up to its first NUL byte: from there to its newline
- * nothing is looked at.  Where no thread is alive it skips, with memchr(),
- * to the next line that holds one of the literals every match holds
- * (erelit.c found them), to a byte that can start a match or, for an ERE
+ * nothing is looked at.  Where no thread is alive it skips to the next
+ * line that holds one of the literals every match holds (erelit.c found
+ * them), by a pair of their bytes (pairscan.c), with memchr() to a byte that can start a match or, for an ERE
  * anchored at the line start, to the next newline, or to the next line
  * with a literal where a sample of the stream says that such lines are
  * the fewer (sample_stream()).  Where the cache keeps
@@ -28,9 +28,9 @@
 #include "ereclosure.h"
 #include "ereprog.h"
 #include "eresyntax.h"
+#include "pairscan.h"
 
-#define SAMPLE_LEN	4096	/* bytes of a piece counted, */
-#define SAMPLE_EVERY	((size_t)4 << 20)	/* once in 4 MiB */
+#define SAMPLE_EVERY	((size_t)4 << 20)	/* a piece counted in 4 MiB */
 #ifndef ERE_SAMPLE_MIN
 #define ERE_SAMPLE_MIN	1024	/* from a piece at least this long */
 #endif
@@ -220,36 +220,79 @@ seek_bytes(struct ere *re, const unsigned char *p, size_t i, size_t len)
 
 /*
  * Where literal k of re->lits is next in p[i..len), whole; len if
- * nowhere.  memchr() on its rarest byte (erelit.c chose it), then
- * memcmp(); the answer is kept until the search passes it (this feed's,
- * re->litnext).
+ * nowhere.  memchr() on the byte of it erelit.c chose, then memcmp();
+ * the answer is kept until the search passes it (this feed's,
+ * re->bytenext).
  */
 static size_t
-seek_literal(struct ere *re, int k, const unsigned char *p, size_t i,
+seek_by_byte(struct ere *re, int k, const unsigned char *p, size_t i,
     size_t len)
 {
 	const struct ere_lits *l = &re->lits;
 	const unsigned char *q;
-	size_t n = l->len[k], r = l->rare[k], j;
+	size_t n = l->len[k], r = l->at[k], j;
 
-	if (re->litnext[k] != SIZE_MAX && re->litnext[k] >= i)
-		return re->litnext[k];
-	re->litnext[k] = len;
+	if (re->bytenext[k] != SIZE_MAX && re->bytenext[k] >= i)
+		return re->bytenext[k];
+	re->bytenext[k] = len;
 	if (len - i < n)
 		return len;
 	/*
-	 * The rare byte of an occurrence that starts at i to len - n; the
-	 * first and last bytes are compared before memcmp() is called.
+	 * The byte of an occurrence that starts at i to len - n; the first
+	 * and last bytes are compared before memcmp() is called.
 	 */
 	for (j = i + r; (q = memchr(p + j, l->s[k][r], len - n + r + 1 - j)) !=
 	    NULL; j = (size_t)(q - p) + 1)
 		if (q[-(ptrdiff_t)r] == l->s[k][0] &&
 		    q[n - 1 - r] == l->s[k][n - 1] &&
 		    memcmp(q - r, l->s[k], n) == 0) {
-			re->litnext[k] = (size_t)(q - p) - r;
+			re->bytenext[k] = (size_t)(q - p) - r;
 			break;
 		}
-	return re->litnext[k];
+	return re->bytenext[k];
+}
+
+/* Whether one of re's literals is whole in p[w..len). */
+static bool
+literal_at(const struct ere_lits *l, const unsigned char *p, size_t w,
+    size_t len)
+{
+	int k;
+
+	for (k = 0; k < l->n; k++)
+		if (len - w >= l->len[k] && memcmp(p + w, l->s[k], l->len[k]) ==
+		    0)
+			return true;
+	return false;
+}
+
+/*
+ * Where one of re's literals is next in p[i..len), whole; len if
+ * nowhere: by the pairs of bytes erelit.c chose, all at once
+ * (pairs_find()), then memcmp(), the answer kept until the search passes
+ * it (this feed's, re->litnext); or, where it found that cheaper, each
+ * by a byte.
+ */
+static size_t
+seek_literals(struct ere *re, const unsigned char *p, size_t i, size_t len)
+{
+	const struct ere_lits *l = &re->lits;
+	size_t w, e;
+	int k;
+
+	if (l->pairs.n == 0) {
+		for (w = len, k = 0; k < l->n; k++)
+			if ((e = seek_by_byte(re, k, p, i, len)) < w)
+				w = e;
+		return w;
+	}
+	if (re->litnext != SIZE_MAX && re->litnext >= i)
+		return re->litnext;
+	for (w = i; (w = pairs_find(&l->pairs, p, w, len)) < len &&
+	    !literal_at(l, p, w, len); w++)
+		continue;
+	re->litnext = w;
+	return w;
 }
 
 /*
@@ -284,12 +327,8 @@ lit_skip(struct ere *re, const struct dstate *s, const unsigned char *p,
     size_t i, size_t len)
 {
 	const unsigned char *q;
-	size_t x = len, e;
-	int k;
+	size_t x = seek_literals(re, p, i, len);
 
-	for (k = 0; k < re->lits.n; k++)
-		if ((e = seek_literal(re, k, p, i, len)) < x)
-			x = e;
 	if (s->ctx == C_LINE)
 		return line_start(p, i, x);
 	if (re->nextnl == SIZE_MAX || re->nextnl < i) {
@@ -448,8 +487,8 @@ nfa_turn(struct ere *re, struct ere_run *run, int t, const unsigned char *p,
 }
 
 /*
- * Counts the bytes at the start of a piece, once in 4 MiB, for erelit.c to
- * choose again each literal's byte to search for (the stream's rarest,
+ * Has erelit.c count the start of a piece, once in 4 MiB, and choose
+ * again each literal's pair of bytes to search for (the stream's rarest,
  * where its fixed table guessed: on base64 all letters come as often),
  * and, for an anchored ERE, whether lines that hold a literal are fewer
  * than lines: the search then skips to them, else from line to line.
@@ -457,9 +496,7 @@ nfa_turn(struct ere *re, struct ere_run *run, int t, const unsigned char *p,
 static void
 sample_stream(struct ere *re, const unsigned char *p, size_t len)
 {
-	uint16_t *count = re->sample;	/* not on the stack of every feed */
 	unsigned long hits;
-	size_t i, n = len < SAMPLE_LEN ? len : SAMPLE_LEN;
 
 	if (re->sample_due > len) {
 		re->sample_due -= len;
@@ -467,11 +504,8 @@ sample_stream(struct ere *re, const unsigned char *p, size_t len)
 	}
 	if (len < ERE_SAMPLE_MIN)
 		return;
-	memset(re->sample, 0, sizeof(re->sample));
-	for (i = 0; i < n; i++)
-		count[p[i]]++;
-	hits = ere_lits_choose(&re->lits, count);
-	re->lit_lines = re->anchored && hits < count['\n'];
+	hits = ere_lits_sample(&re->lits, &re->sample, p, len);
+	re->lit_lines = re->anchored && hits < re->sample.byte['\n'];
 	re->sample_due = SAMPLE_EVERY;
 }
 
@@ -504,8 +538,9 @@ ere_feed(struct ere *re, struct ere_run *run, const char *text, size_t len,
 		sample_stream(re, p, len);
 	for (i = 0; i < 4; i++)
 		re->next[i] = SIZE_MAX;
+	re->litnext = SIZE_MAX;
 	for (i = 0; i < LIT_MAX; i++)
-		re->litnext[i] = SIZE_MAX;
+		re->bytenext[i] = SIZE_MAX;
 	re->nextnl = SIZE_MAX;
 	for (i = j; i < len; i++) {
 		if (re->st[s].skip &&

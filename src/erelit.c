@@ -12,7 +12,9 @@
  * repetition that may be absent knows nothing.  A set holds at most
  * LIT_MAX strings of LIT_LEN bytes: past that, nothing is known, which is
  * always a right answer (no skipping).  It also owns the choice of the
- * byte each literal is searched by.  No newline or NUL is ever in a
+ * pair of adjacent bytes each literal is searched by (pairscan.c): a
+ * pair is far rarer in a stream than either of its bytes.  No newline or
+ * NUL is ever in a
  * literal: a line ends at its newline, and what is matched of it at its
  * first NUL.
  */
@@ -53,8 +55,8 @@ struct walk {
  * English words and log lines (lower case, digits, the punctuation of
  * dates, paths and key=value), then upper case and the rarest letters and
  * punctuation; a byte not listed (control, 0x80 and above) is the rarest.
- * The first guess: eredfa.c then chooses again from a sample of the
- * stream's own bytes (ere_lits_choose()), 4 KiB in 4 MiB, since on
+ * The first guess: eredfa.c then has the pairs chosen again from a
+ * sample of the stream (ere_lits_sample()), 4 KiB in 4 MiB, since on
  * base64 or on a log whose lines share their words the table is wrong.
  */
 static const char by_frequency[] =
@@ -372,39 +374,152 @@ ls_minimal(struct lset *a)
 	a->n = n;
 }
 
-unsigned long
-ere_lits_choose(struct ere_lits *l, const uint16_t count[256])
+/* The slot of the pair a, b in a sample's counts: 16 bits hashed to 12. */
+static unsigned
+pair_slot(unsigned a, unsigned b)
 {
-	unsigned long hits = 0;
-	int k, i, best;
+	return (((a << 8 | b) * 40503U) & 0xffffU) >> 4;
+}
+
+/*
+ * What searching 4096 bytes in the cache costs, in nanoseconds on the
+ * machine that measured it (bench/results.md): a pass of memchr() for
+ * each literal; one of pairs_find() for all, and more for each pair; and
+ * each place where either stops, which costs more than a pass.
+ */
+#define BYTE_PASS	45
+#define PAIR_PASS	55
+#define PAIR_EACH	145
+#define STOP_COST	5
+
+/*
+ * Built with -DERE_PAIRS_ALWAYS (tests/helpers/ere-test-pairs, a fuzzer),
+ * every literal of two bytes or more is searched for by a pair, from the
+ * start, so that the table of cases tests that search on its short lines.
+ */
+#ifdef ERE_PAIRS_ALWAYS
+#define PAIRS_ALWAYS	1
+#else
+#define PAIRS_ALWAYS	0
+#endif
+
+/*
+ * The offset of literal k's pair (pair) or byte (!pair) that came least
+ * often in the sample, and in *hits how often; on a tie, the one it is
+ * searched by now (a sample of one long line of other bytes has none).
+ */
+static int
+least_sampled(const struct ere_lits *l, int k, bool pair,
+    const struct lit_sample *sm, unsigned long *hits)
+{
+	const unsigned char *s = l->s[k];
+	unsigned c, least;
+	int i, best = l->at[k] + pair < l->len[k] ? l->at[k] : 0;
+
+	least = pair ? sm->pair[pair_slot(s[best], s[best + 1])] :
+	    sm->byte[s[best]];
+	for (i = 0; i + pair < l->len[k]; i++) {
+		c = pair ? sm->pair[pair_slot(s[i], s[i + 1])] : sm->byte[s[i]];
+		if (c < least) {
+			least = c;
+			best = i;
+		}
+	}
+	*hits += least;
+	return best;
+}
+
+/*
+ * Counts the bytes and pairs of p[0..n) into *sm: all of them up to 4
+ * KiB, else 16 slices of 256 spread over them, since one long line can
+ * fill the first 4 KiB with what the stream seldom holds.
+ */
+static void
+lits_count(struct lit_sample *sm, const unsigned char *p, size_t n)
+{
+	size_t j, at, slice = n > 4096 ? 256 : n, step;
+
+	step = n > 4096 ? (n - slice) / 15 : 0;
+	memset(sm, 0, sizeof(*sm));
+	for (at = 0; at + slice <= n; at += step) {
+		for (j = at; j < at + slice; j++)
+			sm->byte[p[j]]++;
+		for (j = at; j + 1 < at + slice; j++)
+			sm->pair[pair_slot(p[j], p[j + 1])]++;
+		if (step == 0)
+			break;
+	}
+}
+
+/* Each literal is to be searched by its pair at at[k]. */
+static void
+lits_pairs(struct ere_lits *l)
+{
+	int k;
 
 	for (k = 0; k < l->n; k++) {
-		best = l->rare[k];	/* a tie keeps the choice made */
-		for (i = 0; i < l->len[k]; i++)
-			if (count[l->s[k][i]] < count[l->s[k][best]])
-				best = i;
-		l->rare[k] = (unsigned char)best;
-		hits += count[l->s[k][best]];
+		l->pairs.off[k] = l->at[k];
+		l->pairs.a[k] = l->s[k][l->at[k]];
+		l->pairs.b[k] = l->s[k][l->at[k] + 1];
 	}
-	return hits;
+	l->pairs.n = l->n;
+}
+
+unsigned long
+ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
+    const unsigned char *p, size_t n)
+{
+	unsigned char byte[LIT_MAX], pair[LIT_MAX] = { 0 };
+	unsigned long bhits = 0, phits = 0, bcost, pcost;
+	bool pairable = true;
+	int k;
+
+	lits_count(sm, p, n);
+	if (n > 4096)
+		n = 4096;
+	for (k = 0; k < l->n; k++) {
+		byte[k] = (unsigned char)least_sampled(l, k, false, sm, &bhits);
+		if (l->len[k] > 1)
+			pair[k] = (unsigned char)least_sampled(l, k, true, sm,
+			    &phits);
+		else
+			pairable = false;
+	}
+	bcost = BYTE_PASS * (unsigned long)l->n * n / 4096 + STOP_COST * bhits;
+	pcost = (PAIR_PASS + PAIR_EACH * (unsigned long)l->n) * n / 4096 +
+	    STOP_COST * phits;
+	/* Without a hit either way, the sample says nothing: keep to it. */
+	if (pairable && (PAIRS_ALWAYS || (bhits > 0 || phits > 0 ? pcost <
+	    bcost : l->pairs.n > 0))) {
+		memcpy(l->at, pair, sizeof(l->at));
+		lits_pairs(l);
+		return phits;
+	}
+	memcpy(l->at, byte, sizeof(l->at));
+	l->pairs.n = 0;
+	return bhits;
+}
+
+/* Where byte c stands in by_frequency: the higher, the rarer. */
+static size_t
+rank(unsigned char c)
+{
+	const char *r = memchr(by_frequency, c, sizeof(by_frequency) - 1);
+
+	return r != NULL ? (size_t)(r - by_frequency) : sizeof(by_frequency);
 }
 
 /* The offset of the rarest byte of s[0..n), by by_frequency. */
 static unsigned char
 rarest(const unsigned char *s, size_t n)
 {
-	const char *r;
-	size_t i, best = 0, rank, most = 0;
+	size_t i, best = 0, most = 0;
 
-	for (i = 0; i < n; i++) {
-		r = memchr(by_frequency, s[i], sizeof(by_frequency) - 1);
-		rank = r != NULL ? (size_t)(r - by_frequency) :
-		    sizeof(by_frequency);
-		if (rank > most) {
-			most = rank;
+	for (i = 0; i < n; i++)
+		if (rank(s[i]) > most) {
+			most = rank(s[i]);
 			best = i;
 		}
-	}
 	return (unsigned char)best;
 }
 
@@ -416,6 +531,7 @@ ere_literals(const struct ere_tree *tree, struct ere_lits *out)
 	int k;
 
 	out->n = 0;
+	out->pairs.n = 0;
 	w.scratch = malloc(2 * (size_t)DEPTH_MAX * sizeof(*w.scratch));
 	if (w.scratch == NULL)
 		return;
@@ -431,6 +547,11 @@ ere_literals(const struct ere_tree *tree, struct ere_lits *out)
 	for (k = 0; k < out->n; k++) {
 		out->len[k] = root.req.len[k];
 		memcpy(out->s[k], root.req.s[k], root.req.len[k]);
-		out->rare[k] = rarest(out->s[k], out->len[k]);
+		out->at[k] = rarest(out->s[k], out->len[k]);
+		if (PAIRS_ALWAYS && out->len[k] > 1 &&
+		    out->at[k] + 1 == out->len[k])
+			out->at[k]--;
 	}
+	if (PAIRS_ALWAYS && ls_shortest(&root.req) > 1)
+		lits_pairs(out);
 }

@@ -1,27 +1,44 @@
 /*
  * erelit.h: the literals that every match of an ERE contains one of (see
  * erelit.c), found by ere.c at compile time for eredfa.c's search to skip
- * to.  It calls ereclass.c's set_has() only.
+ * to, and the pairs of their bytes to search by.  It calls ereclass.c's
+ * set_has() only.
  */
 #ifndef ERELIT_H
 #define ERELIT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "eresyntax.h"
+#include "pairscan.h"
 
-#define LIT_MAX		8	/* literals in a set, at most */
+#define LIT_MAX		PAIRS_MAX	/* literals in a set, at most */
 #define LIT_LEN		16	/* bytes of a literal, at most */
+#define PAIR_SLOTS	4096	/* counts of pairs in a sample */
 
 /*
  * n literals (0: none known, no skipping), each of len[k] bytes, with
- * rare[k] the offset of the byte in it to search for with memchr().
+ * at[k] the offset in it of the pair of bytes to search for, or of the
+ * byte, for a literal of one; and those pairs, for pairs_find(), when
+ * no literal is of one byte (pairs.n is 0 then).
  */
 struct ere_lits {
 	int		 n;
 	unsigned char	 len[LIT_MAX];
-	unsigned char	 rare[LIT_MAX];
+	unsigned char	 at[LIT_MAX];
 	unsigned char	 s[LIT_MAX][LIT_LEN];
+	struct pairs	 pairs;
+};
+
+/*
+ * How often each byte, and each pair of bytes, came in a sample of a
+ * stream; pairs share a count where they share a slot, which only makes
+ * them look less rare.
+ */
+struct lit_sample {
+	uint16_t	 byte[256];
+	uint16_t	 pair[PAIR_SLOTS];
 };
 
 /*
@@ -32,11 +49,13 @@ struct ere_lits {
 void	ere_literals(const struct ere_tree *tree, struct ere_lits *out);
 
 /*
- * Chooses again the byte of each literal of l to search for, the one that
- * came least often in a sample of the stream, whose byte counts are count;
- * returns how many times the chosen bytes came in it, all told.
+ * Counts 4096 bytes of p[0..n) and their pairs into *sm, and chooses
+ * again how each literal of l is to be searched for: by the pair of its
+ * bytes (pairs_find()) or by the byte (memchr()) that came least often
+ * there, whichever that says costs less.  Returns how many times the
+ * chosen pairs or bytes came in it, all told.
  */
-unsigned long	ere_lits_choose(struct ere_lits *l,
-		    const uint16_t count[256]);
+unsigned long	ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
+		    const unsigned char *p, size_t n);
 
 #endif /* ERELIT_H */

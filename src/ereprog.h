@@ -101,16 +101,17 @@ struct ere {
 	size_t		 nprefix;
 	/* The literals every match holds one of (erelit.c): lines to wake. */
 	struct ere_lits	 lits;
-	size_t		 litnext[LIT_MAX];	/* each next: this feed's */
+	size_t		 litnext;	/* where one is next: this feed's, */
+	size_t		 bytenext[LIT_MAX];	/* and each, by its byte */
 	size_t		 nextnl;	/* the next newline: this feed's */
 	/*
 	 * Bytes to feed before the stream is sampled again to choose the
-	 * literals' bytes; for an anchored ERE, whether the last sample found
+	 * literals' pairs; for an anchored ERE, whether the last sample found
 	 * them rarer than newlines, so that they are searched for.
 	 */
 	size_t		 sample_due;
 	bool		 lit_lines;
-	uint16_t	 sample[256];	/* its byte counts: 4096 at most */
+	struct lit_sample sample;	/* its counts, off the feed's stack */
 	/*
 	 * The NFA (erenfa.c), made at once for a large program, else when the
 	 * cache is first emptied; how many bytes it has yet to match; the

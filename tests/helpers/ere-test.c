@@ -120,6 +120,8 @@ static const struct test tests[] = {
 	 * bytes of 0x80 and above; none where a branch has none.
 	 */
 	{ "timeout|refused", "refused", 0, NULL },
+	{ "x?(ab|cd)", "zzzcd", 3, NULL },
+	{ "x?(ab|cd)", "zzzc", NO, NULL },
 	{ "(timeout|refused|reset by peer)", "connection reset by peer", 11,
 	    NULL },
 	{ "[0-9]+ (errors|failures)", "ok\nran 12 errors\n", 7, NULL },
@@ -403,6 +405,7 @@ struct ltest {
 };
 
 #define LONG	((size_t)64 * 1024)
+#define B64	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 #define CHAIN	"[ab]*a[ab]{12}c"
 
 static const struct ltest ltests[] = {
@@ -490,6 +493,39 @@ static const struct ltest ltests[] = {
 	    true, 30009 },
 	{ "[0-9]+ (errors|failures)", "eros \n", LONG, "30000:12 error s",
 	    false, 0 },
+	/*
+	 * Words whose every byte is common in the stream, which is searched
+	 * for them by a pair of their bytes (src/pairscan.c), 32 places a
+	 * step: found where a step begins and ends, across two pieces, at
+	 * the very end, with bytes of 0x80 and above; not found when a byte
+	 * is missing, or a NUL is before them on their line.
+	 */
+	{ "(timeout|refused|reset by peer)", B64, LONG, "32736:timeout",
+	    true, 32743 },
+	{ "(timeout|refused|reset by peer)", B64, LONG, "32761:refused",
+	    true, 32768 },
+	{ "(timeout|refused|reset by peer)", B64, LONG,
+	    "40920:reset by peer", true, 40933 },
+	{ "(timeout|refused|reset by peer)", B64, LONG,
+	    "65523:reset by peer", true, LONG },
+	{ "(timeout|refused|reset by peer)", B64, LONG,
+	    "65524:reset by peer", false, 0 },
+	{ "(timeout|refused|reset by peer)", B64, LONG,
+	    "40920:reset by pe\\r", false, 0 },
+	{ "(timeout|refused|reset by peer)", B64, LONG,
+	    "40900:\\n+\\0|40920:timeout", false, 0 },
+	{ "(timeout|refused|reset by peer)", B64, LONG,
+	    "40900:\\n+\\0|40920:timeout\\n|50000:refused", true, 50007 },
+	{ "[0-9]+ (errors|failures)", "eros \n", LONG, "0:1 errors", true,
+	    8 },
+	{ "[0-9]+ (errors|failures)", "eros \n", LONG, "65526:7 failures",
+	    true, LONG },
+	{ "caf\xc3\xa9 (ok|bien)", "caf\xc3\xa9 \n", LONG,
+	    "50000:caf\\xc3\\xa9 bien", true, 50010 },
+	{ "caf\xc3\xa9 (ok|bien)", "caf\xc3\xa9 \n", LONG,
+	    "50000:caf\\xc3\\xa9 bie\\xc3", false, 0 },
+	{ "x?(cd|dc)", "ab\n", LONG, "65534:cd", true, LONG },
+	{ "x?(cd|dc)", "ab\n", LONG, "65535:d", false, 0 },
 	/* A long a{1,1000}b: all its consumers are alive at once. */
 	{ "a{1,1000}b", "a", LONG, "65535:b", true, LONG },
 	{ "^a{1,1000}b", "a", LONG, "65535:b", false, 0 },
