@@ -82,16 +82,17 @@ OPENSSL_CFLAGS = `printf '\043include <openssl/ssl.h>\n' | \
 
 SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/preset.c \
 	  src/dryrun.c src/envopts.c src/outcomes.c src/backoff.c src/log.c \
-	  src/jsonlog.c src/format.c src/escape.c src/http.c src/hooks.c \
-	  src/attempt.c src/spawn.c src/leftovers.c src/streams.c src/feed.c \
-	  src/held.c src/match.c src/env.c src/signals.c src/fd.c src/clock.c \
-	  src/guard.c src/budget.c src/statefile.c src/redisstore.c src/resolve.c \
-	  src/tls.c src/ere.c src/eredfa.c src/erelit.c src/erenfa.c \
-	  src/ereclosure.c src/eresyntax.c src/ereclass.c src/pairscan.c \
-	  src/summary.c
+	  src/jsonlog.c src/errout.c src/format.c src/escape.c src/http.c \
+	  src/hooks.c src/attempt.c src/spawn.c src/leftovers.c src/streams.c \
+	  src/feed.c src/held.c src/match.c src/env.c src/signals.c src/fd.c \
+	  src/clock.c src/guard.c src/budget.c src/statefile.c \
+	  src/redisstore.c src/resolve.c src/tls.c src/ere.c src/eredfa.c \
+	  src/erelit.c src/erenfa.c src/ereclosure.c src/eresyntax.c \
+	  src/ereclass.c src/pairscan.c src/summary.c
 HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
 	  src/config.h src/defs.h src/dryrun.h src/env.h src/envopts.h \
-	  src/escape.h src/fd.h src/feed.h src/format.h src/guard.h \
+	  src/errout.h src/escape.h src/fd.h src/feed.h src/format.h \
+	  src/guard.h \
 	  src/held.h src/help.h src/hooks.h src/http.h \
 	  src/jsonlog.h src/leftovers.h src/log.h src/match.h \
 	  src/outcomes.h src/parse.h src/preset.h src/redisstore.h \

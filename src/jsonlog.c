@@ -17,8 +17,8 @@
 #include "backoff.h"
 #include "clock.h"
 #include "defs.h"
+#include "errout.h"
 #include "escape.h"
-#include "fd.h"
 #include "format.h"
 #include "jsonlog.h"
 #include "outcomes.h"
@@ -59,7 +59,7 @@ json_end(const struct jsonlog *jl, struct strbuf *buf)
 
 	sb_str(buf, "}\n");
 	for (i = 0; i < jl->nfd; i++)
-		fd_write_all(jl->fd[i], buf->s, buf->len);
+		errout_write(jl->out, jl->fd[i], buf->s, buf->len);
 	sb_free(buf);
 }
 

@@ -17,8 +17,11 @@ enum log_format {
 	LOG_GITHUB		/* GitHub Actions workflow commands */
 };
 
+struct errout;
+
 struct jsonlog {
 	int		 fd[2];		/* where the JSON lines go */
+	struct errout	*out;		/* how they go there */
 	int		 nfd;		/* 0: no JSON log */
 	nsec_t		 t0;		/* what "time" counts from */
 	bool		 http;		/* --http: events carry its fields */

@@ -10,17 +10,17 @@
  * jsonlog.c's, goes to the text sink instead with --log-format=json, and
  * to --json-log's file besides.  The log is told what to print, times
  * included, and computes nothing of the run itself; values become text
- * through format.c.  Errors do not pass through here: they always go to
- * stderr with err(3), which on a terminal log_open() makes a stream as
- * bounded as the messages.
+ * through format.c.  A pipe on stderr is errout.c's, for the text lines
+ * and the JSON ones alike: it bounds their wait for the pipe's reader.
+ * Errors do not pass through here: they always go to stderr with err(3),
+ * which on a terminal log_open() makes a stream as bounded as the
+ * messages.
  */
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include <err.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +31,7 @@
 #include "budget.h"
 #include "clock.h"
 #include "defs.h"
+#include "errout.h"
 #include "escape.h"
 #include "fd.h"
 #include "format.h"
@@ -100,63 +101,17 @@ is_regular(int fd)
 #endif
 
 /*
- * Waits for room in the pipe on stderr.  Its reader is waited for as a
- * writer waits, as long as it takes, but not past --max-time, and after a
- * stop signal for WRITE_STALL_MS at most, all messages together: a reader
- * that reads takes retry's last lines, and one that has stopped reading
- * (SIGSTOP, a pager's full screen) cannot hold retry.  Whether to write
- * again.
- */
-static bool
-pipe_wait(struct log *lg)
-{
-	nsec_t until = lg->deadline;
-
-	if (signals_stop() != 0) {
-		if (lg->stop_until == 0)
-			lg->stop_until = nsec_add(mono_now(),
-			    WRITE_STALL_MS * NSEC_PER_MSEC);
-		if (until == 0 || lg->stop_until < until)
-			until = lg->stop_until;
-	}
-	if (signals_wait_fd(lg->ss, lg->pipe, POLLOUT, until,
-	    signals_stops()) == 0)
-		return true;
-	return errno == EINTR;	/* a stop: the wait is bounded now */
-}
-
-/* Writes s into the pipe on stderr; what pipe_wait() gives up on is lost. */
-static void
-pipe_put(struct log *lg, const char *s, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		if ((n = write(lg->pipe, s, len)) > 0) {
-			s += n;
-			len -= (size_t)n;
-		} else if (n == 0 || (errno != EINTR &&
-		    (errno != EAGAIN || !pipe_wait(lg))))
-			return;
-	}
-}
-
-/*
  * Writes s to fd, one of lg's sinks.  A terminal that takes nothing is
  * waited for once, WRITE_STALL_MS; after that, and after a stop signal,
  * not at all until it takes a message whole again: each message of a
- * run must not add its own second to -t, -m and TERM.  A pipe: see
- * pipe_put().
+ * run must not add its own second to -t, -m and TERM.  Any other sink
+ * through errout_write(), which bounds the wait for a pipe on stderr.
  */
 static void
 log_put(struct log *lg, int fd, const char *s, size_t len)
 {
-	if (fd == STDERR_FILENO && lg->pipe != -1 && lg->ss != NULL) {
-		pipe_put(lg, s, len);
-		return;
-	}
 	if (fd != lg->tty) {
-		fd_write_all(fd, s, len);
+		errout_write(&lg->err, fd, s, len);
 		return;
 	}
 	lg->tty_wait = fd_write_within(fd, s, len, lg->tty_wait) ?
@@ -203,18 +158,17 @@ bound_errors(struct log *lg)
 /*
  * Messages to a terminal go to a non-blocking open of it, whose writes
  * log_put() bounds: a terminal nobody reads must not stop retry.
- * Errors go there too.
+ * Errors go there too.  Elsewhere, a pipe on stderr is errout.c's.
  */
 static void
 open_terminal(struct log *lg)
 {
 	lg->fd = STDERR_FILENO;
 	lg->tty_wait = WRITE_STALL_MS;
-	if ((lg->tty = fd_tty_nonblock(STDERR_FILENO)) == -1) {
-		lg->pipe = fd_pipe_nonblock(STDERR_FILENO);
+	lg->tty = fd_tty_nonblock(STDERR_FILENO);
+	errout_open(&lg->err, lg->tty == -1);
+	if (lg->tty == -1)
 		return;
-	}
-	lg->pipe = -1;
 	lg->fd = lg->tty;
 	bound_errors(lg);
 }
@@ -232,6 +186,7 @@ log_open(struct log *lg, const struct log_options *lo)
 	lg->verbosity = lo->verbosity;
 	lg->max = lo->attempts;
 	lg->json.http = lo->http;
+	lg->json.out = &lg->err;
 	lg->until_failure = lo->until_failure;
 	if (lo->log_file != NULL) {
 		lg->fd = open_append(lo->log_file, "--log-file");
@@ -354,7 +309,6 @@ attempt_name(const struct log *lg, long long k, char *buf, size_t len)
 		snprintf(buf, len, "%lld/%lld", k, lg->max);
 }
 
-/* The run starts; its times count from t0. */
 /*
  * From here on, a message waits for a stalled pipe on stderr only until
  * a stop signal that ss sees, or until deadline (0: none).
@@ -362,10 +316,10 @@ attempt_name(const struct log *lg, long long k, char *buf, size_t len)
 void
 log_bound_waits(struct log *lg, const struct sigstate *ss, nsec_t deadline)
 {
-	lg->ss = ss;
-	lg->deadline = deadline;
+	errout_bound(&lg->err, ss, deadline);
 }
 
+/* The run starts; its times count from t0. */
 void
 log_start(struct log *lg, const struct log_run *run, nsec_t t0)
 {

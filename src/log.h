@@ -9,6 +9,7 @@
 
 #include "backoff.h"
 #include "defs.h"
+#include "errout.h"
 #include "escape.h"
 #include "jsonlog.h"
 #include "outcomes.h"
@@ -19,11 +20,7 @@ struct log {
 	int		 tty;		/* a non-blocking open of the terminal
 					   on stderr, or -1: errors go there */
 	int		 tty_wait;	/* ms a message may wait for tty */
-	int		 pipe;		/* a non-blocking open of the pipe
-					   on stderr, or -1 */
-	const struct sigstate *ss;	/* what ends a wait for the pipe, */
-	nsec_t		 deadline;	/* and when (--max-time; 0: none) */
-	nsec_t		 stop_until;	/* after a stop, the wait's end */
+	struct errout	 err;		/* stderr when it is a pipe */
 	enum log_format	 format;	/* LOG_JSON: fd is a JSON sink too */
 	bool		 stamp;		/* lines start with the local time */
 	int		 gh_output;	/* $GITHUB_OUTPUT, or -1 */

@@ -18,7 +18,9 @@
  *	 |   `- outcomes.c	the LISTs of outcomes and their sets
  *	 |- dryrun.c	--dry-run: the schedule as a table; -> backoff.c
  *	 |- log.c	progress messages: text, workflow commands, JSON
- *	 |   `- jsonlog.c	the JSON log's events
+ *	 |   |- jsonlog.c	the JSON log's events; -> errout.c
+ *	 |   `- errout.c	both into a pipe on stderr, waiting for room
+ *	 |			within the run's bounds; -> backoff.c (nsec_add)
  *	 |- http.c	--http: the response head; -> outcomes.c
  *	 |- guard.c	--budget and --breaker, on their stores
  *	 |   |- budget.c	the rules of both, their record, and in Lua

@@ -548,15 +548,24 @@ short 2retry: attempt 2/5 failed (exit 1), next in 0.000s" ]
 	[ "$(cat "$WORK/ws")" = "signal 13" ]
 }
 
-# stalled_stderr ARG...: runs wstatus WORK/ws retry ARG... -- a command
-# that fills the pipe on its stderr and fails, with that pipe's reader
-# one that reads nothing (descriptor 4 of this shell, WORK/fifo), and
-# waits until the command is done; STALLED is the background job.
+# The command of stalled_stderr: it fills the pipe on its stderr with
+# NUL bytes and fails.  It writes from a non-blocking open of the pipe,
+# all it can at once, so that it fills it whatever retry wrote there
+# before it (--log-format=json's first lines) and never blocks; an empty
+# pipe takes 64 KiB.  The open is a new one: a non-blocking stderr would
+# be retry's too.
+STALL_CMD='perl -MFcntl -e '\''sysopen(my $f, "/dev/stderr", O_WRONLY |'
+STALL_CMD+=' O_NONBLOCK) or die "$!"; syswrite($f, "\0" x 1048576) or die'
+STALL_CMD+=' "$!"'\''; echo done >"$0"; exit 1'
+
+# stalled_stderr ARG...: runs wstatus WORK/ws retry ARG... -- sh -c
+# STALL_CMD, with the reader of the pipe on its stderr one that reads
+# nothing (descriptor 4 of this shell, WORK/fifo), and waits until the
+# command is done; STALLED is the background job.
 stalled_stderr() {
 	mkfifo "$WORK/fifo"
-	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" "$@" -- sh -c \
-	    'head -c 65536 /dev/zero >&2; echo done >"$0"; exit 1' \
-	    "$WORK/done" 2>"$WORK/fifo" >/dev/null 3>&- &
+	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" "$@" -- \
+	    sh -c "$STALL_CMD" "$WORK/done" 2>"$WORK/fifo" >/dev/null 3>&- &
 	STALLED=$!
 	exec 4<"$WORK/fifo"
 	wait_for_file "$WORK/done"
@@ -600,6 +609,51 @@ stalled_stderr_end() {
 	stalled_stderr_end "$pid"
 	[ "$(cat "$WORK/ws")" = "exit 1" ]
 	cmp "$WORK/err" <(head -c 65536 /dev/zero)
+}
+
+# json_string TEXT: TEXT as a JSON string, for TEXT of printable ASCII,
+# in which only quotes and backslashes are escaped.
+json_string() {
+	local t=${1//\\/\\\\}
+	printf '"%s"' "${t//\"/\\\"}"
+}
+
+# stalled_json FIELDS: WORK/err is the JSON log's start event, FIELDS
+# its last ones, and its attempt_start, as retry wrote them before
+# stalled_stderr's command (the run's times made T), then that command's
+# NUL bytes, then nothing: what else retry had to say was dropped.
+stalled_json() {
+	local n
+	head -n 2 "$WORK/err" >"$WORK/log"
+	n=$(($(stat -c %s "$WORK/err") - $(stat -c %s "$WORK/log")))
+	[ "$n" -gt 0 ]
+	cmp "$WORK/err" <(cat "$WORK/log"; head -c "$n" /dev/zero)
+	[ "$(sed -E 's/"ts":"[^"]+","time":[0-9]+\.[0-9]{9}/"ts":"T","time":T/' \
+	    "$WORK/log")" = '{"event":"start","ts":"T","time":T,"command":["sh","-c",'"$(json_string "$STALL_CMD"),$(json_string "$WORK/done")"'],"attempts":3,"base":10.000000000,"factor":2,"cap":60.000000000,'"$1"'}
+{"event":"attempt_start","ts":"T","time":T,"attempt":1}' ]
+}
+
+# The same two with --log-format=json: its lines went to stderr with a
+# blocking write(2), deaf to TERM and -m until the reader read.
+@test "--log-format=json, a reader of stderr that reads nothing: TERM still ends retry, which drops its lines" {
+	require_linux_capability "a non-blocking open of stderr's pipe"
+	local pid
+	stalled_stderr --log-format=json -n 3 -b 10s
+	pid=$(cat "$WORK/pid")
+	kill -TERM "$pid"
+	stalled_stderr_end "$pid"
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	stalled_json '"jitter":"full","timeout":null,"max_time":null'
+}
+
+@test "--log-format=json, a reader of stderr that reads nothing: retry's last line waits no longer than -m" {
+	require_linux_capability "a non-blocking open of stderr's pipe"
+	local pid
+	stalled_stderr --log-format=json -n 3 -b 10s --jitter=none -m 1s
+	pid=$(cat "$WORK/pid")
+	stalled_stderr_end "$pid"
+	[ "$(cat "$WORK/ws")" = "exit 1" ]
+	stalled_json '"jitter":"none","timeout":null,"max_time":1.000000000'
 }
 
 # Fails until fixed: retry writes held output with every signal it
