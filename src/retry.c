@@ -43,9 +43,14 @@
  *	 |	 |- held.c	-O: the held output, from creation to drain
  *	 |	 `- match.c	the output conditions (retry.c: compile them)
  *	 |	     `- ere.c	the EREs, compiled; where a match starts
- *	 |		 |- eredfa.c	the DFA over a stream of lines
+ *	 |		 |- eredfa.c	the DFA over a stream of lines;
+ *	 |		 |   |		-> erelit.c (the sample's choice)
+ *	 |		 |   |- erenfa.c	the bit-parallel NFA it hands
+ *	 |		 |   |		a thrashing stream to
+ *	 |		 |   `- pairscan.c	where a pair of bytes is next
  *	 |		 |- ereclosure.c	the walk without a byte (also
  *	 |		 |		eredfa.c's and erenfa.c's)
+ *	 |		 |- erelit.c	the literals every match holds
  *	 |		 `- eresyntax.c		an ERE read into a tree
  *	 |		     `- ereclass.c	byte sets, the 12 classes
  *	 `- backoff.c	the schedule, the random source, nsec_add()
@@ -62,7 +67,8 @@
  * declares what its callers use; defs.h holds what every file shares,
  * and config.h the struct config.  Every platform-specific #ifdef lives
  * in leftovers.c, spawn.c, signals.c, fd.c, feed.c, held.c, streams.c,
- * statefile.c (OFD locks) or clock.c (CLOCK_BOOTTIME), each with a
+ * statefile.c (OFD locks), clock.c (CLOCK_BOOTTIME) or pairscan.c (SSE2,
+ * NEON), each with a
  * fallback that says what it gives up; redisstore.c is built with
  * hiredis or without it.
  */
