@@ -309,6 +309,7 @@ ere_free(struct ere *re)
 		return;
 	free(re->prog);
 	free(re->sets);
+	free(re->sample);
 	ere_walk_free(&re->walk);
 	free(re->lstart);
 	free(re->carry);

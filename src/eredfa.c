@@ -504,8 +504,12 @@ sample_stream(struct ere *re, const unsigned char *p, size_t len)
 	}
 	if (len < ERE_SAMPLE_MIN)
 		return;
-	hits = ere_lits_sample(&re->lits, &re->sample, p, len);
-	re->lit_lines = re->anchored && hits < re->sample.byte['\n'];
+	/* Without memory for the counts, the choice made stands. */
+	if (re->sample == NULL && (re->sample = malloc(sizeof(*re->sample))) ==
+	    NULL)
+		return;
+	hits = ere_lits_sample(&re->lits, re->sample, p, len);
+	re->lit_lines = re->anchored && hits < re->sample->byte['\n'];
 	re->sample_due = SAMPLE_EVERY;
 }
 

@@ -111,7 +111,7 @@ struct ere {
 	 */
 	size_t		 sample_due;
 	bool		 lit_lines;
-	struct lit_sample sample;	/* its counts, off the feed's stack */
+	struct lit_sample *sample;	/* its counts, made at the first */
 	/*
 	 * The NFA (erenfa.c), made at once for a large program, else when the
 	 * cache is first emptied; how many bytes it has yet to match; the
