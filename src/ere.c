@@ -128,6 +128,31 @@ alloc_work(struct ere *re)
 }
 
 /*
+ * The bytes that can start a match and NUL as a few ranges, for
+ * ranges_find(), when they are few enough; else none.
+ */
+static void
+first_ranges(struct ere *re)
+{
+	struct ranges *rs = &re->ranges;
+	int c, start;
+
+	rs->n = 0;
+	for (c = 0; c < 256; c++) {
+		if (!re->first[c])
+			continue;
+		for (start = c; c + 1 < 256 && re->first[c + 1]; c++)
+			continue;
+		if (rs->n == RANGES_MAX) {
+			rs->n = 0;
+			return;
+		}
+		rs->lo[rs->n] = (unsigned char)start;
+		rs->width[rs->n++] = (unsigned char)(c - start);
+	}
+}
+
+/*
  * The bytes that can start a match, for the search to skip to: only where
  * no assertion comes before the first byte and no match is empty, so that
  * what the skipped bytes were cannot matter.
@@ -179,6 +204,8 @@ find_first(struct ere *re)
 		re->firsts[re->nfirsts++] = '\0';
 	}
 	re->first[0] = 1;	/* a NUL ends what is matched: stop there */
+	if (re->nfirst > 3)
+		first_ranges(re);
 }
 
 /*

@@ -376,6 +376,8 @@ dfa_skip(struct ere *re, const struct dstate *s,
 	}
 	if (re->nfirsts > 0)
 		return seek_bytes(re, p, i, len);
+	if (re->ranges.n > 0)
+		return ranges_find(&re->ranges, p, i, len);
 	while (i < len && !re->first[p[i]])
 		i++;
 	return i;

@@ -92,6 +92,8 @@ struct ere {
 	/* Every match starts at a line start: skip to the next newline. */
 	bool		 anchored;
 	bool		 skips;		/* anchored, or nfirst > 0 */
+	/* With more, they and NUL as ranges, when few (ranges.n > 0). */
+	struct ranges	 ranges;
 	/* With 2 or 3 first bytes: they and NUL, for memchr() each. */
 	unsigned char	 firsts[4];
 	int		 nfirsts;

@@ -10,6 +10,9 @@
  * every ARM with NEON has (SSE2, NEON), and elsewhere, or built
  * portable, a machine word a step in plain C.  Each way says exactly
  * where a pair is: the search is never wrong, only faster or slower.
+ * It finds the same way the next byte in a few ranges ([0-9], [a-z]),
+ * the bytes that can start a match of an ERE that has too many of them
+ * for memchr() (eredfa.c's skip), 16 bytes a step, or one a step in C.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -176,6 +179,100 @@ pairs_find(const struct pairs *ps, const unsigned char *p, size_t from,
 		return len;
 	for (w = find_fast(ps, p, from, len); w < len; w++)
 		if (pair_at(ps, p, w, len))
+			return w;
+	return len;
+}
+
+/* Whether byte c is in one of the ranges of rs. */
+static bool
+in_ranges(const struct ranges *rs, unsigned char c)
+{
+	int k;
+
+	for (k = 0; k < rs->n; k++)
+		if ((unsigned char)(c - rs->lo[k]) <= rs->width[k])
+			return true;
+	return false;
+}
+
+#if defined(SCAN_SSE2)
+/* From w, 16 bytes a step: the first in a range, or where it stopped. */
+static size_t
+ranges_fast(const struct ranges *rs, const unsigned char *p, size_t w,
+    size_t len)
+{
+	__m128i lo[RANGES_MAX], width[RANGES_MAX], x, t, hit;
+	unsigned m, bit;
+	int k;
+
+	for (k = 0; k < rs->n; k++) {
+		lo[k] = _mm_set1_epi8((char)rs->lo[k]);
+		width[k] = _mm_set1_epi8((char)rs->width[k]);
+	}
+	for (; w + 16 <= len; w += 16) {
+		x = _mm_loadu_si128((const void *)(p + w));
+		hit = _mm_setzero_si128();
+		for (k = 0; k < rs->n; k++) {
+			/* c - lo, unsigned, is at most width: in the range */
+			t = _mm_sub_epi8(x, lo[k]);
+			hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_min_epu8(t,
+			    width[k]), t));
+		}
+		if ((m = (unsigned)_mm_movemask_epi8(hit)) != 0) {
+			for (bit = 0; (m >> bit & 1) == 0; bit++)
+				continue;
+			return w + bit;
+		}
+	}
+	return w;
+}
+#elif defined(SCAN_NEON)
+static size_t
+ranges_fast(const struct ranges *rs, const unsigned char *p, size_t w,
+    size_t len)
+{
+	uint8x16_t lo[RANGES_MAX], width[RANGES_MAX], x, hit;
+	uint8x8_t half;
+	int k;
+
+	for (k = 0; k < rs->n; k++) {
+		lo[k] = vdupq_n_u8(rs->lo[k]);
+		width[k] = vdupq_n_u8(rs->width[k]);
+	}
+	for (; w + 16 <= len; w += 16) {
+		x = vld1q_u8(p + w);
+		hit = vdupq_n_u8(0);
+		for (k = 0; k < rs->n; k++)
+			hit = vorrq_u8(hit, vcleq_u8(vsubq_u8(x, lo[k]),
+			    width[k]));
+		half = vorr_u8(vget_low_u8(hit), vget_high_u8(hit));
+		if (vget_lane_u64(vreinterpret_u64_u8(half), 0) != 0)
+			return w;
+	}
+	return w;
+}
+#else
+static size_t
+ranges_fast(const struct ranges *rs, const unsigned char *p, size_t w,
+    size_t len)
+{
+	(void)rs;
+	(void)p;
+	(void)len;
+	return w;
+}
+#endif
+
+size_t
+ranges_find(const struct ranges *rs, const unsigned char *p, size_t from,
+    size_t len)
+{
+	size_t w;
+
+	if (from >= len)
+		return len;
+	for (w = ranges_fast(rs, p, from, len); w < len; w++)
+		if (in_ranges(rs, p[w]))
 			return w;
 	return len;
 }

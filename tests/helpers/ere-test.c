@@ -524,6 +524,15 @@ static const struct ltest ltests[] = {
 	    "50000:caf\\xc3\\xa9 bien", true, 50010 },
 	{ "caf\xc3\xa9 (ok|bien)", "caf\xc3\xa9 \n", LONG,
 	    "50000:caf\\xc3\\xa9 bie\\xc3", false, 0 },
+	/*
+	 * First bytes in a few ranges, searched for 16 at a time: NUL ends
+	 * what is matched of a line, bytes of 0x80 and above are bytes.
+	 */
+	{ "[0-9]+x", "ab\n", LONG, "30000:\\0|30001:5x", false, 0 },
+	{ "[0-9]+x", "ab\n", LONG, "30000:\\0\\n5x", true, 30004 },
+	{ "[0-9]+x", "ab\n", LONG, "65534:7x", true, LONG },
+	{ "[\x80-\xff]+x", "ab\n", LONG, "40000:\\xe9x", true, 40002 },
+	{ "[\x80-\xff]+x", "ab\n", LONG, "40000:\\x7fx", false, 0 },
 	{ "x?(cd|dc)", "ab\n", LONG, "65534:cd", true, LONG },
 	{ "x?(cd|dc)", "ab\n", LONG, "65535:d", false, 0 },
 	/* A long a{1,1000}b: all its consumers are alive at once. */
