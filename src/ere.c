@@ -293,6 +293,7 @@ ere_compile(const char *pattern, const char **why)
 	gen(re, t.nodes, t.root);
 	emit(re, I_MATCH, 0, 0);
 	ere_literals(&t, &re->lits);
+	re->pair_leeway = PAIRS_ALWAYS ? 3 : 0;
 	free(t.nodes);
 	if (!alloc_work(re)) {
 		ere_free(re);

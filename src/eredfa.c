@@ -230,7 +230,7 @@ seek_by_byte(struct ere *re, int k, const unsigned char *p, size_t i,
 {
 	const struct ere_lits *l = &re->lits;
 	const unsigned char *q;
-	size_t n = l->len[k], r = l->at[k], j;
+	size_t n = l->len[k], r = l->byte[k], j;
 
 	if (re->bytenext[k] != SIZE_MAX && re->bytenext[k] >= i)
 		return re->bytenext[k];
@@ -266,31 +266,45 @@ literal_at(const struct ere_lits *l, const unsigned char *p, size_t w,
 	return false;
 }
 
+/* seek_literals() by a byte of each literal. */
+static size_t
+seek_by_bytes(struct ere *re, const unsigned char *p, size_t i, size_t len)
+{
+	size_t w = len, e;
+	int k;
+
+	for (k = 0; k < re->lits.n; k++)
+		if ((e = seek_by_byte(re, k, p, i, len)) < w)
+			w = e;
+	return w;
+}
+
 /*
  * Where one of re's literals is next in p[i..len), whole; len if
  * nowhere: by the pairs of bytes erelit.c chose, all at once
  * (pairs_find()), then memcmp(), the answer kept until the search passes
  * it (this feed's, re->litnext); or, where it found that cheaper, each
- * by a byte.
+ * by a byte.  A sample can mislead: where the pairs stop without a
+ * literal more often than it said (re->pair_leeway), the bytes take over
+ * until the next sample, so that a stream can cost little more than the
+ * bytes would have.
  */
 static size_t
 seek_literals(struct ere *re, const unsigned char *p, size_t i, size_t len)
 {
-	const struct ere_lits *l = &re->lits;
-	size_t w, e;
-	int k;
+	struct ere_lits *l = &re->lits;
+	size_t w;
 
-	if (l->pairs.n == 0) {
-		for (w = len, k = 0; k < l->n; k++)
-			if ((e = seek_by_byte(re, k, p, i, len)) < w)
-				w = e;
-		return w;
-	}
+	if (l->pairs.n == 0)
+		return seek_by_bytes(re, p, i, len);
 	if (re->litnext != SIZE_MAX && re->litnext >= i)
 		return re->litnext;
 	for (w = i; (w = pairs_find(&l->pairs, p, w, len)) < len &&
 	    !literal_at(l, p, w, len); w++)
-		continue;
+		if (re->pair_leeway-- == 0) {
+			l->pairs.n = 0;
+			return seek_by_bytes(re, p, w, len);
+		}
 	re->litnext = w;
 	return w;
 }
@@ -512,6 +526,9 @@ sample_stream(struct ere *re, const unsigned char *p, size_t len)
 		return;
 	hits = ere_lits_sample(&re->lits, re->sample, p, len);
 	re->lit_lines = re->anchored && hits < re->sample->byte['\n'];
+	/* Four times the stops the sample foretells, till the next. */
+	re->pair_leeway = (4 * hits + 16) * (SAMPLE_EVERY / (len < 4096 ?
+	    len : 4096));
 	re->sample_due = SAMPLE_EVERY;
 }
 

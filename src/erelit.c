@@ -390,18 +390,9 @@ pair_slot(unsigned a, unsigned b)
 #define BYTE_PASS	45
 #define PAIR_PASS	55
 #define PAIR_EACH	145
-#define STOP_COST	5
+#define BYTE_STOP	5
+#define PAIR_STOP(n)	(10 + 7 * (n))	/* a call, and a memcmp() each */
 
-/*
- * Built with -DERE_PAIRS_ALWAYS (tests/helpers/ere-test-pairs, a fuzzer),
- * every literal of two bytes or more is searched for by a pair, from the
- * start, so that the table of cases tests that search on its short lines.
- */
-#ifdef ERE_PAIRS_ALWAYS
-#define PAIRS_ALWAYS	1
-#else
-#define PAIRS_ALWAYS	0
-#endif
 
 /*
  * The offset of literal k's pair (pair) or byte (!pair) that came least
@@ -414,7 +405,10 @@ least_sampled(const struct ere_lits *l, int k, bool pair,
 {
 	const unsigned char *s = l->s[k];
 	unsigned c, least;
-	int i, best = l->at[k] + pair < l->len[k] ? l->at[k] : 0;
+	int i, best = pair && l->pairs.n > 0 ? l->pairs.off[k] : l->byte[k];
+
+	if (best + pair >= l->len[k])
+		best = 0;
 
 	least = pair ? sm->pair[pair_slot(s[best], s[best + 1])] :
 	    sm->byte[s[best]];
@@ -451,16 +445,16 @@ lits_count(struct lit_sample *sm, const unsigned char *p, size_t n)
 	}
 }
 
-/* Each literal is to be searched by its pair at at[k]. */
+/* Each literal k is to be searched by its pair at off[k]. */
 static void
-lits_pairs(struct ere_lits *l)
+lits_pairs(struct ere_lits *l, const unsigned char *off)
 {
 	int k;
 
 	for (k = 0; k < l->n; k++) {
-		l->pairs.off[k] = l->at[k];
-		l->pairs.a[k] = l->s[k][l->at[k]];
-		l->pairs.b[k] = l->s[k][l->at[k] + 1];
+		l->pairs.off[k] = off[k];
+		l->pairs.a[k] = l->s[k][off[k]];
+		l->pairs.b[k] = l->s[k][off[k] + 1];
 	}
 	l->pairs.n = l->n;
 }
@@ -469,7 +463,7 @@ unsigned long
 ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
     const unsigned char *p, size_t n)
 {
-	unsigned char byte[LIT_MAX], pair[LIT_MAX] = { 0 };
+	unsigned char byte[LIT_MAX] = { 0 }, pair[LIT_MAX] = { 0 };
 	unsigned long bhits = 0, phits = 0, bcost, pcost;
 	bool pairable = true;
 	int k;
@@ -485,17 +479,16 @@ ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
 		else
 			pairable = false;
 	}
-	bcost = BYTE_PASS * (unsigned long)l->n * n / 4096 + STOP_COST * bhits;
+	bcost = BYTE_PASS * (unsigned long)l->n * n / 4096 + BYTE_STOP * bhits;
 	pcost = (PAIR_PASS + PAIR_EACH * (unsigned long)l->n) * n / 4096 +
-	    STOP_COST * phits;
+	    PAIR_STOP((unsigned long)l->n) * phits;
+	memcpy(l->byte, byte, sizeof(l->byte));
 	/* Without a hit either way, the sample says nothing: keep to it. */
 	if (pairable && (PAIRS_ALWAYS || (bhits > 0 || phits > 0 ? pcost <
 	    bcost : l->pairs.n > 0))) {
-		memcpy(l->at, pair, sizeof(l->at));
-		lits_pairs(l);
+		lits_pairs(l, pair);
 		return phits;
 	}
-	memcpy(l->at, byte, sizeof(l->at));
 	l->pairs.n = 0;
 	return bhits;
 }
@@ -528,6 +521,7 @@ ere_literals(const struct ere_tree *tree, struct ere_lits *out)
 {
 	struct walk w = { tree, NULL };
 	struct info root;
+	unsigned char pair[LIT_MAX];
 	int k;
 
 	out->n = 0;
@@ -547,11 +541,10 @@ ere_literals(const struct ere_tree *tree, struct ere_lits *out)
 	for (k = 0; k < out->n; k++) {
 		out->len[k] = root.req.len[k];
 		memcpy(out->s[k], root.req.s[k], root.req.len[k]);
-		out->at[k] = rarest(out->s[k], out->len[k]);
-		if (PAIRS_ALWAYS && out->len[k] > 1 &&
-		    out->at[k] + 1 == out->len[k])
-			out->at[k]--;
+		out->byte[k] = rarest(out->s[k], out->len[k]);
+		pair[k] = (unsigned char)(out->byte[k] + 1 < out->len[k] ?
+		    out->byte[k] : out->byte[k] - 1);
 	}
 	if (PAIRS_ALWAYS && ls_shortest(&root.req) > 1)
-		lits_pairs(out);
+		lits_pairs(out, pair);
 }

@@ -18,15 +18,28 @@
 #define PAIR_SLOTS	4096	/* counts of pairs in a sample */
 
 /*
+ * Built with -DERE_PAIRS_ALWAYS (tests/helpers/ere-test-pairs, a fuzzer),
+ * every literal of two bytes or more is searched for by a pair from the
+ * start, and until the first sample the bytes take over after 3 stops
+ * without a literal (eredfa.c), so that the table of cases tests both
+ * searches and the switch on its short lines.
+ */
+#ifdef ERE_PAIRS_ALWAYS
+#define PAIRS_ALWAYS	1
+#else
+#define PAIRS_ALWAYS	0
+#endif
+
+/*
  * n literals (0: none known, no skipping), each of len[k] bytes, with
- * at[k] the offset in it of the pair of bytes to search for, or of the
- * byte, for a literal of one; and those pairs, for pairs_find(), when
- * no literal is of one byte (pairs.n is 0 then).
+ * byte[k] the offset in it of the byte to search for with memchr(); and
+ * a pair of bytes of each, for pairs_find(), where that is the search
+ * (pairs.n is 0 where it is not, always for a literal of one byte).
  */
 struct ere_lits {
 	int		 n;
 	unsigned char	 len[LIT_MAX];
-	unsigned char	 at[LIT_MAX];
+	unsigned char	 byte[LIT_MAX];
 	unsigned char	 s[LIT_MAX][LIT_LEN];
 	struct pairs	 pairs;
 };

@@ -103,6 +103,7 @@ struct ere {
 	size_t		 nprefix;
 	/* The literals every match holds one of (erelit.c): lines to wake. */
 	struct ere_lits	 lits;
+	size_t		 pair_leeway;	/* stops of the pairs without one */
 	size_t		 litnext;	/* where one is next: this feed's, */
 	size_t		 bytenext[LIT_MAX];	/* and each, by its byte */
 	size_t		 nextnl;	/* the next newline: this feed's */

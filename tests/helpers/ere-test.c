@@ -121,6 +121,9 @@ static const struct test tests[] = {
 	 */
 	{ "timeout|refused", "refused", 0, NULL },
 	{ "x?(ab|cd)", "zzzcd", 3, NULL },
+	/* Pairs that keep stopping without a literal: bytes take over. */
+	{ "(Xyz1|Xyz2)", "Xy Xy Xy Xy Xy\nzz Xyz2\nq", 18, NULL },
+	{ "(Xyz1|Xyz2)", "Xy Xy Xy Xy Xy\nzz Xyz3\nXyz1", 23, NULL },
 	{ "x?(ab|cd)", "zzzc", NO, NULL },
 	{ "(timeout|refused|reset by peer)", "connection reset by peer", 11,
 	    NULL },
