@@ -1,13 +1,18 @@
 /*
  * errout.c: retry's own lines (the text log's and the JSON log's) on
- * their way into a pipe on stderr.  A reader of that pipe that stops
+ * their way into a terminal or a pipe on stderr.  A terminal nobody
+ * reads (Ctrl-S, a stalled ssh) or a reader of the pipe that stops
  * reading (SIGSTOP, a pager's full screen) would otherwise keep retry in
  * write(2), with its signals blocked, deaf to TERM and past --max-time.
- * Where fd.c can open the pipe again non-blocking (Linux), a line waits
- * for room in signals_wait_fd(), as a writer waits, but not past the
- * deadline the run gives, nor past WRITE_STALL_MS after a stop signal,
- * all lines together.  Elsewhere, and for any other descriptor, a line is
- * written as fd_write_all() writes it: to a pipe, blocking as before.
+ * A terminal, opened anew non-blocking by the log, is waited for once,
+ * WRITE_STALL_MS, and after that, or after a stop signal, not at all
+ * until it takes a line whole again: no line may add its own second to
+ * -t, -m and TERM.  Where fd.c can open the pipe again non-blocking
+ * (Linux), a line waits for room in signals_wait_fd(), as a writer
+ * waits, but not past the deadline the run gives, nor past
+ * WRITE_STALL_MS after a stop signal, all lines together.  Elsewhere,
+ * and for any other descriptor, a line is written as fd_write_all()
+ * writes it: to a pipe, blocking as before.
  */
 #include <errno.h>
 #include <poll.h>
@@ -22,15 +27,25 @@
 #include "signals.h"
 
 /*
- * Sets eo up for stderr: a pipe there is opened again, non-blocking,
- * unless maybe_pipe says stderr is something else (the caller's terminal).
- * Until errout_bound(), lines are written as to any descriptor.
+ * Sets eo up for stderr: tty is the caller's non-blocking open of the
+ * terminal there, or -1, and then a pipe there is opened again,
+ * non-blocking.  Until errout_bound(), lines to the pipe are written as
+ * to any descriptor.
  */
 void
-errout_open(struct errout *eo, bool maybe_pipe)
+errout_open(struct errout *eo, int tty)
 {
 	memset(eo, 0, sizeof(*eo));
-	eo->pipe = maybe_pipe ? fd_pipe_nonblock(STDERR_FILENO) : -1;
+	eo->tty = tty;
+	eo->tty_wait = WRITE_STALL_MS;
+	eo->pipe = tty == -1 ? fd_pipe_nonblock(STDERR_FILENO) : -1;
+}
+
+/* After a stop signal, no line waits for the terminal any more. */
+void
+errout_stopped(struct errout *eo)
+{
+	eo->tty_wait = 0;
 }
 
 /*
@@ -93,7 +108,10 @@ pipe_put(struct errout *eo, const char *s, size_t len)
 void
 errout_write(struct errout *eo, int fd, const char *s, size_t len)
 {
-	if (fd == STDERR_FILENO && eo->pipe != -1 && eo->ss != NULL)
+	if (fd == eo->tty && fd != -1)
+		eo->tty_wait = fd_write_within(fd, s, len, eo->tty_wait) ?
+		    WRITE_STALL_MS : 0;
+	else if (fd == STDERR_FILENO && eo->pipe != -1 && eo->ss != NULL)
 		pipe_put(eo, s, len);
 	else
 		fd_write_all(fd, s, len);

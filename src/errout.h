@@ -1,6 +1,7 @@
 /*
  * errout.h: what errout.c offers its callers: retry's own lines into a
- * pipe on stderr, which wait for room no longer than the run allows.
+ * terminal or a pipe on stderr, which wait for room no longer than the
+ * run allows.
  */
 #ifndef ERROUT_H
 #define ERROUT_H
@@ -13,13 +14,17 @@
 struct sigstate;
 
 struct errout {
+	int		 tty;		/* a non-blocking open of the terminal
+					   on stderr, or -1 */
+	int		 tty_wait;	/* ms a line may wait for it */
 	int		 pipe;		/* a non-blocking open of the pipe
 					   on stderr, or -1 */
 	const struct sigstate *ss;	/* what ends a wait for room, */
 	nsec_t		 deadline;	/* and when (--max-time; 0: none) */
 	nsec_t		 stop_until;	/* after a stop, the wait's end */
 };
-void		 errout_open(struct errout *eo, bool maybe_pipe);
+void		 errout_open(struct errout *eo, int tty);
+void		 errout_stopped(struct errout *eo);
 void		 errout_bound(struct errout *eo, const struct sigstate *ss,
 		    nsec_t deadline);
 void		 errout_write(struct errout *eo, int fd, const char *s,

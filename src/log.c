@@ -101,21 +101,13 @@ is_regular(int fd)
 #endif
 
 /*
- * Writes s to fd, one of lg's sinks.  A terminal that takes nothing is
- * waited for once, WRITE_STALL_MS; after that, and after a stop signal,
- * not at all until it takes a message whole again: each message of a
- * run must not add its own second to -t, -m and TERM.  Any other sink
- * through errout_write(), which bounds the wait for a pipe on stderr.
+ * Writes s to fd, one of lg's sinks, through errout_write(), which
+ * bounds the wait for a terminal or a pipe on stderr.
  */
 static void
 log_put(struct log *lg, int fd, const char *s, size_t len)
 {
-	if (fd != lg->tty) {
-		errout_write(&lg->err, fd, s, len);
-		return;
-	}
-	lg->tty_wait = fd_write_within(fd, s, len, lg->tty_wait) ?
-	    WRITE_STALL_MS : 0;
+	errout_write(&lg->err, fd, s, len);
 }
 
 #ifdef BOUNDED_STDERR
@@ -164,9 +156,8 @@ static void
 open_terminal(struct log *lg)
 {
 	lg->fd = STDERR_FILENO;
-	lg->tty_wait = WRITE_STALL_MS;
 	lg->tty = fd_tty_nonblock(STDERR_FILENO);
-	errout_open(&lg->err, lg->tty == -1);
+	errout_open(&lg->err, lg->tty);
 	if (lg->tty == -1)
 		return;
 	lg->fd = lg->tty;
@@ -645,7 +636,7 @@ log_stopped(struct log *lg, long long k, bool during, int sig, int status,
 	const char *sname = sig_name(sig, buf, sizeof(buf));
 
 	snprintf(reason, sizeof(reason), "signal %s", sname);
-	lg->tty_wait = 0;	/* after a stop, nothing waits for a reader */
+	errout_stopped(&lg->err);	/* nothing waits for a reader now */
 	jsonlog_summary(&lg->json, k, elapsed, status, reason);
 	gh_outputs(lg, k, status);
 	format_ms(d, sizeof(d), elapsed);

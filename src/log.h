@@ -19,8 +19,7 @@ struct log {
 	int		 fd;		/* the text sink: stderr or --log-file */
 	int		 tty;		/* a non-blocking open of the terminal
 					   on stderr, or -1: errors go there */
-	int		 tty_wait;	/* ms a message may wait for tty */
-	struct errout	 err;		/* stderr when it is a pipe */
+	struct errout	 err;		/* stderr, a terminal or a pipe */
 	enum log_format	 format;	/* LOG_JSON: fd is a JSON sink too */
 	bool		 stamp;		/* lines start with the local time */
 	int		 gh_output;	/* $GITHUB_OUTPUT, or -1 */

@@ -619,6 +619,24 @@ HOLD_TTY=(sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"')
 	[ "$(cat "$WORK/ws")" = "exit 124" ]
 }
 
+@test "--log-format=json lines to a terminal that is not read wait once, not once each" {
+	require_tool python3
+	# Attempts every millisecond fill the terminal with JSON lines; past
+	# that, a second's wait for each line took 4 s or more past -m.
+	run -0 --separate-stderr python3 -c 'import os, pty, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stderr=s, stdout=subprocess.DEVNULL)
+os.close(s)
+try:
+    print("exit", p.wait(timeout=3.5))
+except subprocess.TimeoutExpired:
+    p.kill()
+    print("still running after 3.5 s")' "$RETRY" --log-format=json -v -n inf \
+	    -b 1ms -c 1ms -m 1s -- sh -c 'exit 3'
+	[ "$output" = "exit 124" ]
+	[ "$stderr" = "" ]
+}
+
 @test "-O: TERM ends the copy of the held output to a terminal that is not read" {
 	stalled_start stalled_tty -n 1 -O -- "${HOLD_TTY[@]}" "$WORK/done"
 	wait_for_file "$WORK/done"
