@@ -19,8 +19,9 @@
  *	 |- dryrun.c	--dry-run: the schedule as a table; -> backoff.c
  *	 |- log.c	progress messages: text, workflow commands, JSON
  *	 |   |- jsonlog.c	the JSON log's events; -> errout.c
- *	 |   `- errout.c	both into a pipe on stderr, waiting for room
- *	 |			within the run's bounds; -> backoff.c (nsec_add)
+ *	 |   `- errout.c	both into a terminal or a pipe on stderr,
+ *	 |			waiting for room within the run's bounds;
+ *	 |			-> backoff.c (nsec_add)
  *	 |- http.c	--http: the response head; -> outcomes.c
  *	 |- guard.c	--budget and --breaker, on their stores
  *	 |   |- budget.c	the rules of both, their record, and in Lua
