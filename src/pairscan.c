@@ -28,6 +28,28 @@
 #define SCAN_NEON
 #endif
 
+#if defined(SCAN_SSE2)
+/* The lowest bit set in m, which is not 0: the first place found. */
+static size_t
+lowest_bit(unsigned long m)
+{
+	size_t bit;
+
+	for (bit = 0; (m >> bit & 1) == 0; bit++)
+		continue;
+	return bit;
+}
+#elif defined(SCAN_NEON)
+/* Whether a byte of v is not 0: a place found among its 16. */
+static bool
+any_lane(uint8x16_t v)
+{
+	uint8x8_t half = vorr_u8(vget_low_u8(v), vget_high_u8(v));
+
+	return vget_lane_u64(vreinterpret_u64_u8(half), 0) != 0;
+}
+#endif
+
 /* Whether some pair of ps is whole in p[0..len) at w. */
 static bool
 pair_at(const struct pairs *ps, const unsigned char *p, size_t w,
@@ -80,7 +102,6 @@ find_fast(const struct pairs *ps, const unsigned char *p, size_t w,
 	__m128i va[PAIRS_MAX], vb[PAIRS_MAX], h0, h1;
 	size_t reach = pairs_reach(ps);
 	unsigned long m;
-	unsigned bit;
 	int k;
 
 	for (k = 0; k < ps->n; k++) {
@@ -98,11 +119,8 @@ find_fast(const struct pairs *ps, const unsigned char *p, size_t w,
 		}
 		m = (unsigned long)_mm_movemask_epi8(h0) |
 		    (unsigned long)_mm_movemask_epi8(h1) << 16;
-		if (m != 0) {
-			for (bit = 0; (m >> bit & 1) == 0; bit++)
-				continue;
-			return w + bit;
-		}
+		if (m != 0)
+			return w + lowest_bit(m);
 	}
 	return w;
 }
@@ -113,7 +131,6 @@ find_fast(const struct pairs *ps, const unsigned char *p, size_t w,
     size_t len)
 {
 	uint8x16_t va[PAIRS_MAX], vb[PAIRS_MAX], x, y, hit;
-	uint8x8_t half;
 	size_t reach = pairs_reach(ps);
 	int k;
 
@@ -129,8 +146,7 @@ find_fast(const struct pairs *ps, const unsigned char *p, size_t w,
 			hit = vorrq_u8(hit, vandq_u8(vceqq_u8(x, va[k]),
 			    vceqq_u8(y, vb[k])));
 		}
-		half = vorr_u8(vget_low_u8(hit), vget_high_u8(hit));
-		if (vget_lane_u64(vreinterpret_u64_u8(half), 0) != 0)
+		if (any_lane(hit))
 			return w;
 	}
 	return w;
@@ -202,7 +218,7 @@ ranges_fast(const struct ranges *rs, const unsigned char *p, size_t w,
     size_t len)
 {
 	__m128i lo[RANGES_MAX], width[RANGES_MAX], x, t, hit;
-	unsigned m, bit;
+	unsigned m;
 	int k;
 
 	for (k = 0; k < rs->n; k++) {
@@ -218,11 +234,8 @@ ranges_fast(const struct ranges *rs, const unsigned char *p, size_t w,
 			hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_min_epu8(t,
 			    width[k]), t));
 		}
-		if ((m = (unsigned)_mm_movemask_epi8(hit)) != 0) {
-			for (bit = 0; (m >> bit & 1) == 0; bit++)
-				continue;
-			return w + bit;
-		}
+		if ((m = (unsigned)_mm_movemask_epi8(hit)) != 0)
+			return w + lowest_bit(m);
 	}
 	return w;
 }
@@ -232,7 +245,6 @@ ranges_fast(const struct ranges *rs, const unsigned char *p, size_t w,
     size_t len)
 {
 	uint8x16_t lo[RANGES_MAX], width[RANGES_MAX], x, hit;
-	uint8x8_t half;
 	int k;
 
 	for (k = 0; k < rs->n; k++) {
@@ -245,8 +257,7 @@ ranges_fast(const struct ranges *rs, const unsigned char *p, size_t w,
 		for (k = 0; k < rs->n; k++)
 			hit = vorrq_u8(hit, vcleq_u8(vsubq_u8(x, lo[k]),
 			    width[k]));
-		half = vorr_u8(vget_low_u8(hit), vget_high_u8(hit));
-		if (vget_lane_u64(vreinterpret_u64_u8(half), 0) != 0)
+		if (any_lane(hit))
 			return w;
 	}
 	return w;
