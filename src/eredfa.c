@@ -10,12 +10,13 @@
  * A line is matched up to its first NUL byte: from there to its newline
  * nothing is looked at.  Where no thread is alive it skips to the next
  * line that holds one of the literals every match holds (erelit.c found
- * them), by a pair of their bytes (pairscan.c), with memchr() to a byte that can start a match or, for an ERE
+ * them, and the pair of bytes or the byte of each to search by), to a
+ * byte that can start a match (pairscan.c, memchr()) or, for an ERE
  * anchored at the line start, to the next newline, or to the next line
  * with a literal where a sample of the stream says that such lines are
- * the fewer (sample_stream()).  Where the cache keeps
- * being emptied, the DFA needing a new state at nearly every byte, it
- * hands the stream to the bit-parallel NFA of erenfa.c for a while, if
+ * the fewer (sample_stream()).  Where the cache keeps being emptied,
+ * the DFA needing a new state at nearly every byte, it hands the
+ * stream to the bit-parallel NFA of erenfa.c for a while, if
  * that is cheaper (see nfa_worth()).  Each new state is the closure
  * (ereclosure.c) of the threads of the last, after the byte.
  */
@@ -527,8 +528,8 @@ sample_stream(struct ere *re, const unsigned char *p, size_t len)
 	hits = ere_lits_sample(&re->lits, re->sample, p, len);
 	re->lit_lines = re->anchored && hits < re->sample->byte['\n'];
 	/* Four times the stops the sample foretells, till the next. */
-	re->pair_leeway = (4 * hits + 16) * (SAMPLE_EVERY / (len < 4096 ?
-	    len : 4096));
+	re->pair_leeway = (4 * hits + 16) * (SAMPLE_EVERY / (len < LIT_SAMPLE ?
+	    len : LIT_SAMPLE));
 	re->sample_due = SAMPLE_EVERY;
 }
 

@@ -12,11 +12,10 @@
  * repetition that may be absent knows nothing.  A set holds at most
  * LIT_MAX strings of LIT_LEN bytes: past that, nothing is known, which is
  * always a right answer (no skipping).  It also owns the choice of the
- * pair of adjacent bytes each literal is searched by (pairscan.c): a
- * pair is far rarer in a stream than either of its bytes.  No newline or
- * NUL is ever in a
- * literal: a line ends at its newline, and what is matched of it at its
- * first NUL.
+ * pair of adjacent bytes each literal is searched by (pairscan.c), a
+ * pair being far rarer in a stream than either of its bytes, or the
+ * byte.  No newline or NUL is ever in a literal: a line ends at its
+ * newline, and what is matched of it at its first NUL.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -393,7 +392,6 @@ pair_slot(unsigned a, unsigned b)
 #define BYTE_STOP	5
 #define PAIR_STOP(n)	(10 + 7 * (n))	/* a call, and a memcmp() each */
 
-
 /*
  * The offset of literal k's pair (pair) or byte (!pair) that came least
  * often in the sample, and in *hits how often; on a tie, the one it is
@@ -409,7 +407,6 @@ least_sampled(const struct ere_lits *l, int k, bool pair,
 
 	if (best + pair >= l->len[k])
 		best = 0;
-
 	least = pair ? sm->pair[pair_slot(s[best], s[best + 1])] :
 	    sm->byte[s[best]];
 	for (i = 0; i + pair < l->len[k]; i++) {
@@ -424,24 +421,25 @@ least_sampled(const struct ere_lits *l, int k, bool pair,
 }
 
 /*
- * Counts the bytes and pairs of p[0..n) into *sm: all of them up to 4
- * KiB, else 16 slices of 256 spread over them, since one long line can
- * fill the first 4 KiB with what the stream seldom holds.
+ * Counts the bytes and pairs of p[0..n) into *sm: all of them up to
+ * LIT_SAMPLE, else SLICES slices spread over them, since one long line
+ * can fill the first LIT_SAMPLE bytes with what the stream seldom holds.
  */
+#define SLICES		16
+
 static void
 lits_count(struct lit_sample *sm, const unsigned char *p, size_t n)
 {
-	size_t j, at, slice = n > 4096 ? 256 : n, step;
+	size_t j, at, slice = n > LIT_SAMPLE ? LIT_SAMPLE / SLICES : n;
+	int k, slices = n > LIT_SAMPLE ? SLICES : 1;
 
-	step = n > 4096 ? (n - slice) / 15 : 0;
 	memset(sm, 0, sizeof(*sm));
-	for (at = 0; at + slice <= n; at += step) {
+	for (k = 0; k < slices; k++) {
+		at = slices > 1 ? (n - slice) / (SLICES - 1) * (size_t)k : 0;
 		for (j = at; j < at + slice; j++)
 			sm->byte[p[j]]++;
 		for (j = at; j + 1 < at + slice; j++)
 			sm->pair[pair_slot(p[j], p[j + 1])]++;
-		if (step == 0)
-			break;
 	}
 }
 
@@ -469,8 +467,8 @@ ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
 	int k;
 
 	lits_count(sm, p, n);
-	if (n > 4096)
-		n = 4096;
+	if (n > LIT_SAMPLE)
+		n = LIT_SAMPLE;
 	for (k = 0; k < l->n; k++) {
 		byte[k] = (unsigned char)least_sampled(l, k, false, sm, &bhits);
 		if (l->len[k] > 1)
@@ -479,8 +477,9 @@ ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
 		else
 			pairable = false;
 	}
-	bcost = BYTE_PASS * (unsigned long)l->n * n / 4096 + BYTE_STOP * bhits;
-	pcost = (PAIR_PASS + PAIR_EACH * (unsigned long)l->n) * n / 4096 +
+	bcost = BYTE_PASS * (unsigned long)l->n * n / LIT_SAMPLE + BYTE_STOP *
+	    bhits;
+	pcost = (PAIR_PASS + PAIR_EACH * (unsigned long)l->n) * n / LIT_SAMPLE +
 	    PAIR_STOP((unsigned long)l->n) * phits;
 	memcpy(l->byte, byte, sizeof(l->byte));
 	/* Without a hit either way, the sample says nothing: keep to it. */

@@ -15,6 +15,7 @@
 
 #define LIT_MAX		PAIRS_MAX	/* literals in a set, at most */
 #define LIT_LEN		16	/* bytes of a literal, at most */
+#define LIT_SAMPLE	4096	/* bytes of a piece counted, at most */
 #define PAIR_SLOTS	4096	/* counts of pairs in a sample */
 
 /*
@@ -62,7 +63,7 @@ struct lit_sample {
 void	ere_literals(const struct ere_tree *tree, struct ere_lits *out);
 
 /*
- * Counts 4096 bytes of p[0..n) and their pairs into *sm, and chooses
+ * Counts LIT_SAMPLE bytes of p[0..n) and their pairs into *sm, and chooses
  * again how each literal of l is to be searched for: by the pair of its
  * bytes (pairs_find()) or by the byte (memchr()) that came least often
  * there, whichever that says costs less.  Returns how many times the
