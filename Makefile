@@ -167,9 +167,9 @@ tests/helpers/ere-test-nfa: $(ERE_SRCS) $(ERE_HDRS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_TEST_NFA -Isrc \
 	    -o tests/helpers/ere-test-nfa $(ERE_SRCS) $(LDFLAGS)
 
-# The same, every literal searched for by a pair of its bytes
-# (src/pairscan.c) from the start, where the table's short lines would
-# have it searched for by a byte.
+# The same, the first literal and every second one searched for by a
+# pair of their bytes (src/pairscan.c) from the start, the others by a
+# byte, where the table's short lines would have all searched by a byte.
 tests/helpers/ere-test-pairs: $(ERE_SRCS) $(ERE_HDRS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_PAIRS_ALWAYS -Isrc \
 	    -o tests/helpers/ere-test-pairs $(ERE_SRCS) $(LDFLAGS)

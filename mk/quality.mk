@@ -95,8 +95,8 @@ build/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 # and the hand-overs between the two are fuzzed too (src/ereprog.h).
 # The first also samples pieces of any length to choose how the literals
 # are searched for (src/eredfa.c), so that its short subjects reach that
-# choice; the second searches for every literal by a pair of its bytes
-# (src/pairscan.c).
+# choice; the second searches for the first literal and every second
+# one by a pair of their bytes (src/pairscan.c), the others by a byte.
 build/fuzz/ere: FUZZ_DEFS += -DERE_SAMPLE_MIN=1
 build/fuzz/ere-nfa: fuzz/ere.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 	@mkdir -p $(@D)

@@ -267,46 +267,62 @@ literal_at(const struct ere_lits *l, const unsigned char *p, size_t w,
 	return false;
 }
 
-/* seek_literals() by a byte of each literal. */
+/* seek_literals() for the literals of mask, each by a byte. */
 static size_t
-seek_by_bytes(struct ere *re, const unsigned char *p, size_t i, size_t len)
+seek_by_bytes(struct ere *re, unsigned mask, const unsigned char *p,
+    size_t i, size_t len)
 {
 	size_t w = len, e;
 	int k;
 
 	for (k = 0; k < re->lits.n; k++)
-		if ((e = seek_by_byte(re, k, p, i, len)) < w)
+		if (mask >> k & 1 && (e = seek_by_byte(re, k, p, i, len)) < w)
 			w = e;
 	return w;
 }
 
 /*
- * Where one of re's literals is next in p[i..len), whole; len if
- * nowhere: by the pairs of bytes erelit.c chose, all at once
- * (pairs_find()), then memcmp(), the answer kept until the search passes
- * it (this feed's, re->litnext); or, where it found that cheaper, each
- * by a byte.  A sample can mislead: where the pairs stop without a
- * literal more often than it said (re->pair_leeway), the bytes take over
- * until the next sample, so that a stream can cost little more than the
- * bytes would have.
+ * seek_literals() for the literals searched for by a pair of bytes, all
+ * at once (pairs_find()), then memcmp(), the answer kept until the search
+ * passes it (this feed's, re->litnext).  A sample can mislead: where the
+ * pairs stop without a literal more often than it said (re->pair_leeway),
+ * the bytes take over until the next sample, so that a stream can cost
+ * little more than the bytes would have.  None of those literals begins
+ * between i and where that happens, so their bytes are searched from
+ * there.
  */
 static size_t
-seek_literals(struct ere *re, const unsigned char *p, size_t i, size_t len)
+seek_by_pairs(struct ere *re, const unsigned char *p, size_t i, size_t len)
 {
 	struct ere_lits *l = &re->lits;
+	unsigned was = l->paired;
 	size_t w;
 
-	if (l->pairs.n == 0)
-		return seek_by_bytes(re, p, i, len);
 	if (re->litnext != SIZE_MAX && re->litnext >= i)
 		return re->litnext;
 	for (w = i; (w = pairs_find(&l->pairs, p, w, len)) < len &&
 	    !literal_at(l, p, w, len); w++)
 		if (re->pair_leeway-- == 0) {
+			l->paired = 0;
 			l->pairs.n = 0;
-			return seek_by_bytes(re, p, w, len);
+			return seek_by_bytes(re, was, p, w, len);
 		}
 	re->litnext = w;
+	return w;
+}
+
+/*
+ * Where one of re's literals is next in p[i..len), whole; len if
+ * nowhere: each literal by the pair of bytes or the byte erelit.c chose.
+ */
+static size_t
+seek_literals(struct ere *re, const unsigned char *p, size_t i, size_t len)
+{
+	unsigned all = (1U << re->lits.n) - 1;
+	size_t w = seek_by_bytes(re, all & ~re->lits.paired, p, i, len), e;
+
+	if (re->lits.paired != 0 && (e = seek_by_pairs(re, p, i, len)) < w)
+		w = e;
 	return w;
 }
 

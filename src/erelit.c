@@ -384,12 +384,15 @@ pair_slot(unsigned a, unsigned b)
  * What searching 4096 bytes in the cache costs, in nanoseconds on the
  * machine that measured it (bench/results.md): a pass of memchr() for
  * each literal; one of pairs_find() for all, and more for each pair; and
- * each place where either stops, which costs more than a pass.
+ * each place where either stops, which costs more than a pass.  A stop
+ * of memchr() at a byte that comes seldom and at no fixed interval, as a
+ * literal's rarest does on a real stream, costs 10 to 17 ns, its branch
+ * mispredicted, where one every 64 bytes of base64 cost 5.
  */
 #define BYTE_PASS	45
 #define PAIR_PASS	55
 #define PAIR_EACH	145
-#define BYTE_STOP	5
+#define BYTE_STOP	13
 #define PAIR_STOP(n)	(10 + 7 * (n))	/* a call, and a memcmp() each */
 
 /*
@@ -403,7 +406,7 @@ least_sampled(const struct ere_lits *l, int k, bool pair,
 {
 	const unsigned char *s = l->s[k];
 	unsigned c, least;
-	int i, best = pair && l->pairs.n > 0 ? l->pairs.off[k] : l->byte[k];
+	int i, best = pair ? l->pair[k] : l->byte[k];
 
 	if (best + pair >= l->len[k])
 		best = 0;
@@ -416,7 +419,7 @@ least_sampled(const struct ere_lits *l, int k, bool pair,
 			best = i;
 		}
 	}
-	*hits += least;
+	*hits = least;
 	return best;
 }
 
@@ -443,53 +446,92 @@ lits_count(struct lit_sample *sm, const unsigned char *p, size_t n)
 	}
 }
 
-/* Each literal k is to be searched by its pair at off[k]. */
+/* The literals of mask are to be searched for by their pairs. */
 static void
-lits_pairs(struct ere_lits *l, const unsigned char *off)
+lits_pairs(struct ere_lits *l, unsigned mask)
 {
+	int k, m = 0;
+
+	for (k = 0; k < l->n; k++)
+		if (mask >> k & 1) {
+			l->pairs.off[m] = l->pair[k];
+			l->pairs.a[m] = l->s[k][l->pair[k]];
+			l->pairs.b[m++] = l->s[k][l->pair[k] + 1];
+		}
+	l->pairs.n = m;
+	l->paired = mask;
+}
+
+/* PAIRS_ALWAYS's choice: the first literal and every second one. */
+static unsigned
+every_second(const struct ere_lits *l)
+{
+	unsigned mask = 0;
+	int k, m = 0;
+
+	for (k = 0; k < l->n; k++)
+		if (l->len[k] > 1 && m++ % 2 == 0)
+			mask |= 1U << k;
+	return mask;
+}
+
+/*
+ * The literals to search for by a pair, given how often each one's byte
+ * (bhits) and pair (phits) came in a sample of n bytes: each whose pair
+ * costs less than its byte, if what they save pays for the pass of
+ * pairs_find().
+ */
+static unsigned
+lits_choose(const struct ere_lits *l, const unsigned long *bhits,
+    const unsigned long *phits, size_t n)
+{
+	unsigned long bcost, pcost, bytes = 0, mixed = PAIR_PASS * n /
+	    LIT_SAMPLE;
+	unsigned mask = 0;
 	int k;
 
 	for (k = 0; k < l->n; k++) {
-		l->pairs.off[k] = off[k];
-		l->pairs.a[k] = l->s[k][off[k]];
-		l->pairs.b[k] = l->s[k][off[k] + 1];
+		bcost = BYTE_PASS * n / LIT_SAMPLE + BYTE_STOP * bhits[k];
+		pcost = PAIR_EACH * n / LIT_SAMPLE +
+		    PAIR_STOP((unsigned long)l->n) * phits[k];
+		bytes += bcost;
+		if (l->len[k] > 1 && pcost < bcost) {
+			mask |= 1U << k;
+			mixed += pcost;
+		} else
+			mixed += bcost;
 	}
-	l->pairs.n = l->n;
+	return mask != 0 && mixed < bytes ? mask : 0;
 }
 
 unsigned long
 ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
     const unsigned char *p, size_t n)
 {
-	unsigned char byte[LIT_MAX] = { 0 }, pair[LIT_MAX] = { 0 };
-	unsigned long bhits = 0, phits = 0, bcost, pcost;
-	bool pairable = true;
+	unsigned long bhits[LIT_MAX], phits[LIT_MAX] = { 0 }, hits = 0;
+	unsigned char byte[LIT_MAX] = { 0 };
+	unsigned mask;
 	int k;
 
 	lits_count(sm, p, n);
 	if (n > LIT_SAMPLE)
 		n = LIT_SAMPLE;
 	for (k = 0; k < l->n; k++) {
-		byte[k] = (unsigned char)least_sampled(l, k, false, sm, &bhits);
+		byte[k] = (unsigned char)least_sampled(l, k, false, sm,
+		    &bhits[k]);
 		if (l->len[k] > 1)
-			pair[k] = (unsigned char)least_sampled(l, k, true, sm,
-			    &phits);
-		else
-			pairable = false;
+			l->pair[k] = (unsigned char)least_sampled(l, k, true,
+			    sm, &phits[k]);
+		hits += bhits[k] + phits[k];
 	}
-	bcost = BYTE_PASS * (unsigned long)l->n * n / LIT_SAMPLE + BYTE_STOP *
-	    bhits;
-	pcost = (PAIR_PASS + PAIR_EACH * (unsigned long)l->n) * n / LIT_SAMPLE +
-	    PAIR_STOP((unsigned long)l->n) * phits;
 	memcpy(l->byte, byte, sizeof(l->byte));
 	/* Without a hit either way, the sample says nothing: keep to it. */
-	if (pairable && (PAIRS_ALWAYS || (bhits > 0 || phits > 0 ? pcost <
-	    bcost : l->pairs.n > 0))) {
-		lits_pairs(l, pair);
-		return phits;
-	}
-	l->pairs.n = 0;
-	return bhits;
+	mask = PAIRS_ALWAYS ? every_second(l) : hits == 0 ? l->paired :
+	    lits_choose(l, bhits, phits, n);
+	lits_pairs(l, mask);
+	for (hits = 0, k = 0; k < l->n; k++)
+		hits += mask >> k & 1 ? phits[k] : bhits[k];
+	return hits;
 }
 
 /* Where byte c stands in by_frequency: the higher, the rarer. */
@@ -520,10 +562,10 @@ ere_literals(const struct ere_tree *tree, struct ere_lits *out)
 {
 	struct walk w = { tree, NULL };
 	struct info root;
-	unsigned char pair[LIT_MAX];
 	int k;
 
 	out->n = 0;
+	out->paired = 0;
 	out->pairs.n = 0;
 	w.scratch = malloc(2 * (size_t)DEPTH_MAX * sizeof(*w.scratch));
 	if (w.scratch == NULL)
@@ -541,9 +583,9 @@ ere_literals(const struct ere_tree *tree, struct ere_lits *out)
 		out->len[k] = root.req.len[k];
 		memcpy(out->s[k], root.req.s[k], root.req.len[k]);
 		out->byte[k] = rarest(out->s[k], out->len[k]);
-		pair[k] = (unsigned char)(out->byte[k] + 1 < out->len[k] ?
-		    out->byte[k] : out->byte[k] - 1);
+		out->pair[k] = (unsigned char)(out->byte[k] + 1 < out->len[k] ?
+		    out->byte[k] : out->byte[k] > 0 ? out->byte[k] - 1 : 0);
 	}
-	if (PAIRS_ALWAYS && ls_shortest(&root.req) > 1)
-		lits_pairs(out, pair);
+	if (PAIRS_ALWAYS)
+		lits_pairs(out, every_second(out));
 }

@@ -20,10 +20,11 @@
 
 /*
  * Built with -DERE_PAIRS_ALWAYS (tests/helpers/ere-test-pairs, a fuzzer),
- * every literal of two bytes or more is searched for by a pair from the
- * start, and until the first sample the bytes take over after 3 stops
- * without a literal (eredfa.c), so that the table of cases tests both
- * searches and the switch on its short lines.
+ * the first literal of two bytes or more and every second one after it
+ * are searched for by a pair from the start, the others by a byte, and
+ * until the first sample the bytes take over after 3 stops without a
+ * literal (eredfa.c), so that the table of cases tests both searches, the
+ * two at once and the switch on its short lines.
  */
 #ifdef ERE_PAIRS_ALWAYS
 #define PAIRS_ALWAYS	1
@@ -33,14 +34,18 @@
 
 /*
  * n literals (0: none known, no skipping), each of len[k] bytes, with
- * byte[k] the offset in it of the byte to search for with memchr(); and
- * a pair of bytes of each, for pairs_find(), where that is the search
- * (pairs.n is 0 where it is not, always for a literal of one byte).
+ * byte[k] the offset in it of the byte to search for with memchr(), or,
+ * where bit k of paired is set, pair[k] that of the pair of bytes to
+ * search for with pairs_find() (never for a literal of one byte); pairs
+ * holds those pairs, all searched for at once (pairs.n is 0 where paired
+ * is).
  */
 struct ere_lits {
 	int		 n;
+	unsigned	 paired;
 	unsigned char	 len[LIT_MAX];
 	unsigned char	 byte[LIT_MAX];
+	unsigned char	 pair[LIT_MAX];
 	unsigned char	 s[LIT_MAX][LIT_LEN];
 	struct pairs	 pairs;
 };
@@ -66,8 +71,9 @@ void	ere_literals(const struct ere_tree *tree, struct ere_lits *out);
  * Counts LIT_SAMPLE bytes of p[0..n) and their pairs into *sm, and chooses
  * again how each literal of l is to be searched for: by the pair of its
  * bytes (pairs_find()) or by the byte (memchr()) that came least often
- * there, whichever that says costs less.  Returns how many times the
- * chosen pairs or bytes came in it, all told.
+ * there, whichever that says costs less, some literals one way and some
+ * the other where that is cheapest.  Returns how many times the chosen
+ * pairs and bytes came in it, all told.
  */
 unsigned long	ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
 		    const unsigned char *p, size_t n);

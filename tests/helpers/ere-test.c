@@ -31,6 +31,14 @@ static const struct test tests[] = {
 	{ "a.c", "xabc", 1, NULL },
 	{ "a.c", "a\nc", NO, NULL },		/* lines one by one */
 	{ "ab|cd", "xxcdab", 2, NULL },
+	/*
+	 * Built with -DERE_PAIRS_ALWAYS, "refused" is searched for by a
+	 * byte and the others by pairs, which stop at the fourth "me" or
+	 * "by" without a literal, the bytes taking over from there: the
+	 * "refused" found before is still found.
+	 */
+	{ "(timeout|refused|reset by peer)", "ab\nzzrefused me by me by\nq",
+	    5, NULL },
 	{ "a|", "xyz", 0, NULL },		/* empty alternative */
 	{ "|a", "xyz", 0, NULL },
 	{ "(|a)b", "xab", 1, NULL },
@@ -519,6 +527,23 @@ static const struct ltest ltests[] = {
 	    "40900:\\n+\\0|40920:timeout", false, 0 },
 	{ "(timeout|refused|reset by peer)", B64, LONG,
 	    "40900:\\n+\\0|40920:timeout\\n|50000:refused", true, 50007 },
+	/*
+	 * Some words by a pair, some by a byte: every byte of "timeout"
+	 * is common here, "refused" and "reset by peer" have one that never
+	 * comes.  Whichever comes first is found.
+	 */
+	{ "(timeout|refused|reset by peer)", "timeou \n", LONG,
+	    "30000:refused|40000:timeout", true, 30007 },
+	{ "(timeout|refused|reset by peer)", "timeou \n", LONG,
+	    "30000:timeout|40000:refused", true, 30007 },
+	{ "(timeout|refused|reset by peer)", "timeou \n", LONG,
+	    "30000:timeou|40000:reset by peer", true, 40013 },
+	{ "(timeout|refused|reset by peer)", "timeou \n", LONG,
+	    "65529:refused", true, LONG },
+	{ "(timeout|refused|reset by peer)", "timeou \n", LONG,
+	    "30000:refuse\n|65529:timeout", true, LONG },
+	{ "(timeout|refused|reset by peer)", "timeou \n", LONG,
+	    "30000:refuse\n|65529:timeou", false, 0 },
 	{ "[0-9]+ (errors|failures)", "eros \n", LONG, "0:1 errors", true,
 	    8 },
 	{ "[0-9]+ (errors|failures)", "eros \n", LONG, "65526:7 failures",
