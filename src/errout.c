@@ -10,9 +10,11 @@
  * -t, -m and TERM.  Where fd.c can open the pipe again non-blocking
  * (Linux), a line waits for room in signals_wait_fd(), as a writer
  * waits, but not past the deadline the run gives, nor past
- * WRITE_STALL_MS after a stop signal, all lines together.  Elsewhere,
- * and for any other descriptor, a line is written as fd_write_all()
- * writes it: to a pipe, blocking as before.
+ * WRITE_STALL_MS after a stop signal, all lines together.  A FIFO
+ * named by --log-file or --json-log, whose open is the log's own, is made
+ * non-blocking, and its lines wait in the same way, on every system.
+ * Elsewhere, and for any other descriptor, a line is written as
+ * fd_write_all() writes it: to a pipe, blocking as before.
  */
 #include <errno.h>
 #include <poll.h>
@@ -41,6 +43,18 @@ errout_open(struct errout *eo, int tty)
 	eo->pipe = tty == -1 ? fd_pipe_nonblock(STDERR_FILENO) : -1;
 }
 
+/*
+ * fd, a file the log opened itself: if it is a FIFO, it is made
+ * non-blocking, and its lines wait for room as the pipe's on stderr do.
+ */
+void
+errout_fifo(struct errout *eo, int fd)
+{
+	if (eo->nfifo < (int)(sizeof(eo->fifo) / sizeof(eo->fifo[0])) &&
+	    fd_fifo_nonblock(fd))
+		eo->fifo[eo->nfifo++] = fd;
+}
+
 /* After a stop signal, no line waits for the terminal any more. */
 void
 errout_stopped(struct errout *eo)
@@ -67,7 +81,7 @@ errout_bound(struct errout *eo, const struct sigstate *ss, nsec_t deadline)
  * retry.  Whether to write again.
  */
 static bool
-pipe_wait(struct errout *eo)
+pipe_wait(struct errout *eo, int fd)
 {
 	nsec_t until = eo->deadline;
 
@@ -78,41 +92,58 @@ pipe_wait(struct errout *eo)
 		if (until == 0 || eo->stop_until < until)
 			until = eo->stop_until;
 	}
-	if (signals_wait_fd(eo->ss, eo->pipe, POLLOUT, until,
+	if (signals_wait_fd(eo->ss, fd, POLLOUT, until,
 	    signals_stops()) == 0)
 		return true;
 	return errno == EINTR;	/* a stop: the wait is bounded now */
 }
 
-/* Writes s into the pipe; what pipe_wait() gives up on is lost. */
+/* Writes s into the pipe fd; what pipe_wait() gives up on is lost. */
 static void
-pipe_put(struct errout *eo, const char *s, size_t len)
+pipe_put(struct errout *eo, int fd, const char *s, size_t len)
 {
 	ssize_t n;
 
 	while (len > 0) {
-		if ((n = write(eo->pipe, s, len)) > 0) {
+		if ((n = write(fd, s, len)) > 0) {
 			s += n;
 			len -= (size_t)n;
 		} else if (n == 0 || (errno != EINTR &&
-		    (errno != EAGAIN || !pipe_wait(eo))))
+		    (errno != EAGAIN || !pipe_wait(eo, fd))))
 			return;
 	}
 }
 
+/* The non-blocking pipe that lines for fd go into, or -1. */
+static int
+pipe_for(const struct errout *eo, int fd)
+{
+	int i;
+
+	if (fd == STDERR_FILENO)
+		return eo->pipe;
+	for (i = 0; i < eo->nfifo; i++)
+		if (eo->fifo[i] == fd)
+			return fd;
+	return -1;
+}
+
 /*
- * Writes the line s to fd: stderr's pipe through pipe_put(), once
- * errout_bound() has said what ends its waits; any other descriptor, and
- * stderr where it could not be opened again, as fd_write_all() does.
+ * Writes the line s to fd: stderr's pipe and the log's FIFOs through
+ * pipe_put(), once errout_bound() has said what ends its waits; any
+ * other descriptor, and stderr where it could not be opened again, as
+ * fd_write_all() does.
  */
 void
 errout_write(struct errout *eo, int fd, const char *s, size_t len)
 {
+	int pipe = pipe_for(eo, fd);
+
 	if (fd == eo->tty && fd != -1)
 		eo->tty_wait = fd_write_within(fd, s, len, eo->tty_wait) ?
 		    WRITE_STALL_MS : 0;
-	else if (fd == STDERR_FILENO && eo->pipe != -1 && eo->ss != NULL)
-		pipe_put(eo, s, len);
+	else if (pipe != -1 && eo->ss != NULL)
+		pipe_put(eo, pipe, s, len);
 	else
 		fd_write_all(fd, s, len);
 }

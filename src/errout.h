@@ -19,11 +19,15 @@ struct errout {
 	int		 tty_wait;	/* ms a line may wait for it */
 	int		 pipe;		/* a non-blocking open of the pipe
 					   on stderr, or -1 */
+	int		 fifo[2];	/* FIFOs the log opened, made
+					   non-blocking, */
+	int		 nfifo;		/* how many */
 	const struct sigstate *ss;	/* what ends a wait for room, */
 	nsec_t		 deadline;	/* and when (--max-time; 0: none) */
 	nsec_t		 stop_until;	/* after a stop, the wait's end */
 };
 void		 errout_open(struct errout *eo, int tty);
+void		 errout_fifo(struct errout *eo, int fd);
 void		 errout_stopped(struct errout *eo);
 void		 errout_bound(struct errout *eo, const struct sigstate *ss,
 		    nsec_t deadline);

@@ -88,6 +88,22 @@ fd_pipe_nonblock(int fd)
 #endif
 }
 
+/*
+ * Makes fd non-blocking where it is a FIFO that retry opened itself (a
+ * log): the open file description is retry's alone, so no other process
+ * sees the flag.  Whether it is one.
+ */
+bool
+fd_fifo_nonblock(int fd)
+{
+	struct stat st;
+	int fl;
+
+	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
+	    (fl = fcntl(fd, F_GETFL)) != -1 &&
+	    fcntl(fd, F_SETFL, fl | O_NONBLOCK) != -1;
+}
+
 #ifdef RETRY_PORTABLE
 /*
  * pipe() and then FD_CLOEXEC, as pipe2() is not everywhere.  It gives up

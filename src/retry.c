@@ -483,6 +483,9 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	log_retrying(&r->log, k, o, &(struct log_sleep){ sleep,
 	    backoff_window(&r->cfg->sched, step), &r->cfg->sched.jitter, server,
 	    server >= 0 ? r->head.retry_after : NULL });
+	/* Its line can wait for a stalled reader up to the deadline. */
+	if ((why = past_max_time(r, mono_now(), 0)) != NULL)
+		return why;
 	if (r->cfg->on_retry != NULL) {
 		/* The hook is no part of the backoff: the whole sleep follows. */
 		run_hook(r, &(struct hook){ "--on-retry", r->cfg->on_retry,

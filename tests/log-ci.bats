@@ -169,6 +169,63 @@ stamped_run() {
 	    "::warning title=retry::attempt 1/2 failed (exit 1), next in 0.000s" ]
 }
 
+# stalled_log OPTION ARG...: runs wstatus WORK/ws retry OPTION=WORK/fifo
+# ARG... -- sh -c 'exit 1' in the background (STALLED), the FIFO's one
+# reader descriptor 4 of this shell, which reads nothing, its pipe made
+# 4 KiB so that retry's lines fill it within a few dozen attempts.  The
+# open is read and write, so that neither end waits for the other.
+stalled_log() {
+	local opt=$1
+	shift
+	mkfifo "$WORK/fifo"
+	exec 4<>"$WORK/fifo"
+	"$ROOT/tests/helpers/pipe-size" -s 4096 4 >/dev/null
+	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" "$opt=$WORK/fifo" "$@" \
+	    -- sh -c 'exit 1' 2>"$WORK/err" 4>&- &
+	STALLED=$!
+	wait_for_file "$WORK/pid"
+}
+
+# fifo_full: the FIFO of stalled_log has no room for another line.
+fifo_full() {
+	[ "$(python3 -c 'import array, fcntl, termios
+a = array.array("i", [0])
+fcntl.ioctl(4, termios.FIONREAD, a)
+print(a[0])')" -gt 3900 ]
+}
+
+# stalled_log_end PID: waits until retry (PID) is gone, at most 5 s,
+# then lets the reader go.
+stalled_log_end() {
+	local rc=0
+	wait_gone "$1" 5 || rc=$?
+	exec 4<&-
+	wait "$STALLED"
+	return "$rc"
+}
+
+# Before, a line to a FIFO nobody read waited in write(2), signals
+# blocked, past -m and deaf to TERM, for good.
+@test "--log-file that is a FIFO nobody reads: retry waits for room no longer than -m" {
+	local pid
+	stalled_log --log-file -n 100000 -b 0 -m 1s
+	pid=$(cat "$WORK/pid")
+	stalled_log_end "$pid"
+	[ "$(cat "$WORK/ws")" = "exit 1" ]
+	[ "$(cat "$WORK/err")" = "" ]
+}
+
+@test "--json-log that is a FIFO nobody reads: TERM still ends retry, which drops its lines" {
+	local pid
+	stalled_log --json-log -q -n 100000 -b 0
+	pid=$(cat "$WORK/pid")
+	poll_until 10 fifo_full
+	kill -TERM "$pid"
+	stalled_log_end "$pid"
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	[ "$(cat "$WORK/err")" = "" ]
+}
+
 # ---- stopped by a signal -------------------------------------------------
 # The line during an attempt is checked in tree.bats and hooks.bats, during
 # the splay and the sleep in signals.bats, on a terminal in terminal.bats.
