@@ -294,6 +294,7 @@ ere_compile(const char *pattern, const char **why)
 	emit(re, I_MATCH, 0, 0);
 	ere_literals(&t, &re->lits);
 	re->pair_leeway = PAIRS_ALWAYS ? 3 : 0;
+	re->byte_leeway = PAIRS_ALWAYS ? 3 : SIZE_MAX;
 	free(t.nodes);
 	if (!alloc_work(re)) {
 		ere_free(re);

@@ -223,7 +223,11 @@ seek_bytes(struct ere *re, const unsigned char *p, size_t i, size_t len)
  * Where literal k of re->lits is next in p[i..len), whole; len if
  * nowhere.  memchr() on the byte of it erelit.c chose, then memcmp();
  * the answer is kept until the search passes it (this feed's,
- * re->bytenext).
+ * re->bytenext).  A sample can mislead here too: where the bytes stop
+ * without a literal more often than it said (re->byte_leeway), the
+ * search stops at the next such place as if the literal were there (the
+ * DFA finds that it is not), and seek_literals() searches for it by a
+ * pair from then on.
  */
 static size_t
 seek_by_byte(struct ere *re, int k, const unsigned char *p, size_t i,
@@ -247,6 +251,10 @@ seek_by_byte(struct ere *re, int k, const unsigned char *p, size_t i,
 		if (q[-(ptrdiff_t)r] == l->s[k][0] &&
 		    q[n - 1 - r] == l->s[k][n - 1] &&
 		    memcmp(q - r, l->s[k], n) == 0) {
+			re->bytenext[k] = (size_t)(q - p) - r;
+			break;
+		} else if (n > 1 && re->byte_leeway-- == 0) {
+			re->to_pair |= 1U << k;
 			re->bytenext[k] = (size_t)(q - p) - r;
 			break;
 		}
@@ -313,13 +321,25 @@ seek_by_pairs(struct ere *re, const unsigned char *p, size_t i, size_t len)
 
 /*
  * Where one of re's literals is next in p[i..len), whole; len if
- * nowhere: each literal by the pair of bytes or the byte erelit.c chose.
+ * nowhere (or, once, where the bytes gave up: see seek_by_byte()): each
+ * literal by the pair of bytes or the byte erelit.c chose.
  */
 static size_t
 seek_literals(struct ere *re, const unsigned char *p, size_t i, size_t len)
 {
 	unsigned all = (1U << re->lits.n) - 1;
-	size_t w = seek_by_bytes(re, all & ~re->lits.paired, p, i, len), e;
+	size_t w, e;
+	int k;
+
+	if (re->to_pair != 0) {
+		ere_lits_pair(&re->lits, re->lits.paired | re->to_pair);
+		for (k = 0; k < re->lits.n; k++)
+			if (re->to_pair >> k & 1)
+				re->bytenext[k] = SIZE_MAX;
+		re->to_pair = 0;
+		re->litnext = SIZE_MAX;
+	}
+	w = seek_by_bytes(re, all & ~re->lits.paired, p, i, len);
 
 	if (re->lits.paired != 0 && (e = seek_by_pairs(re, p, i, len)) < w)
 		w = e;
@@ -546,6 +566,8 @@ sample_stream(struct ere *re, const unsigned char *p, size_t len)
 	/* Four times the stops the sample foretells, till the next. */
 	re->pair_leeway = (4 * hits + 16) * (SAMPLE_EVERY / (len < LIT_SAMPLE ?
 	    len : LIT_SAMPLE));
+	re->byte_leeway = re->pair_leeway;
+	re->to_pair = 0;
 	re->sample_due = SAMPLE_EVERY;
 }
 

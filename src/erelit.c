@@ -446,9 +446,8 @@ lits_count(struct lit_sample *sm, const unsigned char *p, size_t n)
 	}
 }
 
-/* The literals of mask are to be searched for by their pairs. */
-static void
-lits_pairs(struct ere_lits *l, unsigned mask)
+void
+ere_lits_pair(struct ere_lits *l, unsigned mask)
 {
 	int k, m = 0;
 
@@ -528,7 +527,7 @@ ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
 	/* Without a hit either way, the sample says nothing: keep to it. */
 	mask = PAIRS_ALWAYS ? every_second(l) : hits == 0 ? l->paired :
 	    lits_choose(l, bhits, phits, n);
-	lits_pairs(l, mask);
+	ere_lits_pair(l, mask);
 	for (hits = 0, k = 0; k < l->n; k++)
 		hits += mask >> k & 1 ? phits[k] : bhits[k];
 	return hits;
@@ -587,5 +586,5 @@ ere_literals(const struct ere_tree *tree, struct ere_lits *out)
 		    out->byte[k] : out->byte[k] > 0 ? out->byte[k] - 1 : 0);
 	}
 	if (PAIRS_ALWAYS)
-		lits_pairs(out, every_second(out));
+		ere_lits_pair(out, every_second(out));
 }

@@ -78,4 +78,10 @@ void	ere_literals(const struct ere_tree *tree, struct ere_lits *out);
 unsigned long	ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
 		    const unsigned char *p, size_t n);
 
+/*
+ * The literals of mask, none of one byte, are to be searched for by
+ * their pairs, the others by their bytes.
+ */
+void		ere_lits_pair(struct ere_lits *l, unsigned mask);
+
 #endif /* ERELIT_H */

@@ -104,6 +104,8 @@ struct ere {
 	/* The literals every match holds one of (erelit.c): lines to wake. */
 	struct ere_lits	 lits;
 	size_t		 pair_leeway;	/* stops of the pairs without one */
+	size_t		 byte_leeway;	/* and of the bytes */
+	unsigned	 to_pair;	/* literals the bytes gave up on */
 	size_t		 litnext;	/* where one is next: this feed's, */
 	size_t		 bytenext[LIT_MAX];	/* and each, by its byte */
 	size_t		 nextnl;	/* the next newline: this feed's */

@@ -18,26 +18,26 @@ setup() {
 
 @test "the ERE matcher answers every case of its table" {
 	run -0 --separate-stderr "$ERE_TEST"
-	[ "$output" = "262 cases, 0 failed" ]
+	[ "$output" = "263 cases, 0 failed" ]
 	[ "$stderr" = "" ]
 }
 
 @test "the ERE matcher answers them all with the NFA taking every stream over" {
 	run -0 --separate-stderr "$ROOT/tests/helpers/ere-test-nfa"
-	[ "$output" = "262 cases, 0 failed" ]
+	[ "$output" = "263 cases, 0 failed" ]
 	[ "$stderr" = "" ]
 }
 
 @test "the ERE matcher answers them all with every second literal searched for by a pair of its bytes, from the start" {
 	run -0 --separate-stderr "$ROOT/tests/helpers/ere-test-pairs"
-	[ "$output" = "262 cases, 0 failed" ]
+	[ "$output" = "263 cases, 0 failed" ]
 	[ "$stderr" = "" ]
 }
 
 @test "with -v, the table's runner prints each case and its answer" {
 	run -0 --separate-stderr "$ERE_TEST" -v
-	[ "$(grep -c '^ok ' <<<"$output")" -eq 474 ]
-	[ "${lines[-1]}" = "262 cases, 0 failed" ]
+	[ "$(grep -c '^ok ' <<<"$output")" -eq 475 ]
+	[ "${lines[-1]}" = "263 cases, 0 failed" ]
 	[[ ${lines[0]} == "ok 'error:' on 'an error: x': want 3, got 3" ]]
 	[[ ${lines[-2]} == "ok 'x|a{1,1000}b' on a long line (20000:b) in \
 pieces of 1: want match 20001, got match 20001" ]]

@@ -39,6 +39,9 @@ static const struct test tests[] = {
 	 */
 	{ "(timeout|refused|reset by peer)", "ab\nzzrefused me by me by\nq",
 	    5, NULL },
+	/* And its byte stops at the fourth 'f' without it, the pairs then. */
+	{ "(timeout|refused|reset by peer)", "f f f f\nab refused\nq", 11,
+	    NULL },
 	{ "a|", "xyz", 0, NULL },		/* empty alternative */
 	{ "|a", "xyz", 0, NULL },
 	{ "(|a)b", "xab", 1, NULL },
