@@ -57,9 +57,12 @@ has_backref(const char *s)
  * "(\\b){,48}" took glibc 14 s and 3.9 GB; and with an empty group:
  * "^()+{16}\001" takes it 0.5 s to compile, "^()+{21}\001" minutes.
  * A group of anchors alone is as empty: "^($)+{20}}" took it 36 s,
- * "^($)+{12}}" 0.11 s.  A repetition right after another counts twice:
- * "^(]?*){,14}" took it 0.27 s unsanitized (more than libFuzzer's 10 s
- * with ASan, under load), "^(]?*){,10}" 0.013 s.
+ * "^($)+{12}}" 0.11 s.  So is a $ before the last byte: "^(a?$)*{15}"
+ * took 0.64 s unsanitized, "^(\\'$)*{20}D}" 30 s; and the buffer's
+ * anchors \\` and \\' are assertions: "(\\`)*{20}" took 5.6 s.  A
+ * repetition right after another counts twice: "^(]?*){,14}" took it
+ * 0.27 s unsanitized (more than libFuzzer's 10 s with ASan, under load),
+ * "^(]?*){,10}" 0.013 s.
  */
 static bool
 empty_group(const char *s)
@@ -73,14 +76,16 @@ empty_group(const char *s)
 static bool
 libc_slow(const char *s)
 {
-	const char *start = s;
+	const char *start = s, *t;
 	unsigned long weight = 1, n, most = 64;
 	int ops = 0;
 
 	if (strchr(s, '|') != NULL || empty_group(s) ||
 	    (*s != '\0' && strchr(s + 1, '^') != NULL) ||
+	    ((t = strchr(s, '$')) != NULL && t[1] != '\0') ||
 	    strstr(s, "\\b") != NULL || strstr(s, "\\B") != NULL ||
-	    strstr(s, "\\<") != NULL || strstr(s, "\\>") != NULL)
+	    strstr(s, "\\<") != NULL || strstr(s, "\\>") != NULL ||
+	    strstr(s, "\\`") != NULL || strstr(s, "\\'") != NULL)
 		most = 8;
 
 	for (; *s != '\0'; s++) {
