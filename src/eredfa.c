@@ -340,7 +340,6 @@ seek_literals(struct ere *re, const unsigned char *p, size_t i, size_t len)
 		re->litnext = SIZE_MAX;
 	}
 	w = seek_by_bytes(re, all & ~re->lits.paired, p, i, len);
-
 	if (re->lits.paired != 0 && (e = seek_by_pairs(re, p, i, len)) < w)
 		w = e;
 	return w;

@@ -508,7 +508,6 @@ ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
     const unsigned char *p, size_t n)
 {
 	unsigned long bhits[LIT_MAX], phits[LIT_MAX] = { 0 }, hits = 0;
-	unsigned char byte[LIT_MAX] = { 0 };
 	unsigned mask;
 	int k;
 
@@ -516,14 +515,13 @@ ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
 	if (n > LIT_SAMPLE)
 		n = LIT_SAMPLE;
 	for (k = 0; k < l->n; k++) {
-		byte[k] = (unsigned char)least_sampled(l, k, false, sm,
+		l->byte[k] = (unsigned char)least_sampled(l, k, false, sm,
 		    &bhits[k]);
 		if (l->len[k] > 1)
 			l->pair[k] = (unsigned char)least_sampled(l, k, true,
 			    sm, &phits[k]);
 		hits += bhits[k] + phits[k];
 	}
-	memcpy(l->byte, byte, sizeof(l->byte));
 	/* Without a hit either way, the sample says nothing: keep to it. */
 	mask = PAIRS_ALWAYS ? every_second(l) : hits == 0 ? l->paired :
 	    lits_choose(l, bhits, phits, n);

@@ -12,7 +12,7 @@
  * waits, but not past the deadline the run gives, nor past
  * WRITE_STALL_MS after a stop signal, all lines together.  A FIFO
  * named by --log-file or --json-log, whose open is the log's own, is made
- * non-blocking, and its lines wait in the same way, on every system.
+ * non-blocking there too (fd.c), and its lines wait in the same way.
  * Elsewhere, and for any other descriptor, a line is written as
  * fd_write_all() writes it: to a pipe, blocking as before.
  */

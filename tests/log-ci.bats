@@ -207,6 +207,7 @@ stalled_log_end() {
 # Before, a line to a FIFO nobody read waited in write(2), signals
 # blocked, past -m and deaf to TERM, for good.
 @test "--log-file that is a FIFO nobody reads: retry waits for room no longer than -m" {
+	require_linux_capability "a non-blocking open of a FIFO log"
 	local pid
 	stalled_log --log-file -n 100000 -b 0 -m 1s
 	pid=$(cat "$WORK/pid")
@@ -216,6 +217,7 @@ stalled_log_end() {
 }
 
 @test "--json-log that is a FIFO nobody reads: TERM still ends retry, which drops its lines" {
+	require_linux_capability "a non-blocking open of a FIFO log"
 	local pid
 	stalled_log --json-log -q -n 100000 -b 0
 	pid=$(cat "$WORK/pid")
