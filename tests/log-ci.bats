@@ -172,14 +172,20 @@ stamped_run() {
 # stalled_log OPTION ARG...: runs wstatus WORK/ws retry OPTION=WORK/fifo
 # ARG... -- sh -c 'exit 1' in the background (STALLED), the FIFO's one
 # reader descriptor 4 of this shell, which reads nothing, its pipe made
-# 4 KiB so that retry's lines fill it within a few dozen attempts.  The
-# open is read and write, so that neither end waits for the other.
+# 4 KiB so that retry's lines fill it within a few dozen attempts.  With
+# STALL_FULL=1 the pipe is full before retry starts, so that its first
+# line finds no room however slowly it runs.  The open is read and
+# write, so that neither end waits for the other.
 stalled_log() {
 	local opt=$1
 	shift
 	mkfifo "$WORK/fifo"
 	exec 4<>"$WORK/fifo"
 	"$ROOT/tests/helpers/pipe-size" -s 4096 4 >/dev/null
+	if [ "${STALL_FULL:-}" = 1 ]; then
+		head -c 4096 /dev/zero >&4
+		fifo_full
+	fi
 	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" "$opt=$WORK/fifo" "$@" \
 	    -- sh -c 'exit 1' 2>"$WORK/err" 4>&- &
 	STALLED=$!
@@ -194,11 +200,11 @@ fcntl.ioctl(4, termios.FIONREAD, a)
 print(a[0])')" -gt 3900 ]
 }
 
-# stalled_log_end PID: waits until retry (PID) is gone, at most 5 s,
-# then lets the reader go.
+# stalled_log_end PID [SECONDS]: waits until retry (PID) is gone, at most
+# SECONDS (5), then lets the reader go.
 stalled_log_end() {
 	local rc=0
-	wait_gone "$1" 5 || rc=$?
+	wait_gone "$1" "${2:-5}" || rc=$?
 	exec 4<&-
 	wait "$STALLED"
 	return "$rc"
@@ -208,10 +214,14 @@ stalled_log_end() {
 # blocked, past -m and deaf to TERM, for good.
 @test "--log-file that is a FIFO nobody reads: retry waits for room no longer than -m" {
 	require_linux_capability "a non-blocking open of a FIFO log"
-	local pid
-	stalled_log --log-file -n 100000 -b 0 -m 1s
+	local pid max=1 bound=5
+	# Under valgrind on a loaded host, a few dozen attempts took longer
+	# than -m, which cut one short (124): the FIFO is full from the start,
+	# and -m leaves attempt 1 time enough.
+	slow_build && max=4 bound=9
+	STALL_FULL=1 stalled_log --log-file -n 100000 -b 0 -m "${max}s"
 	pid=$(cat "$WORK/pid")
-	stalled_log_end "$pid"
+	stalled_log_end "$pid" "$bound"
 	[ "$(cat "$WORK/ws")" = "exit 1" ]
 	[ "$(cat "$WORK/err")" = "" ]
 }

@@ -54,6 +54,13 @@ require_linux_capability() {
 	linux_capability || skip "not in the portable build: $1"
 }
 
+# slow_build: whether retry runs under valgrind (make check-valgrind) or
+# the sanitizers (make check-sanitize), where each start costs tens of
+# milliseconds to a second.
+slow_build() {
+	[[ $RETRY == *quality-valgrind || -n ${RETRY_SANITIZED:-} ]]
+}
+
 # linux_capability: whether the retry under test is the Linux build, for
 # the one assertion of a test that only the Linux build can meet.
 linux_capability() {

@@ -21,13 +21,6 @@ needs() {
 	skip "$1"
 }
 
-# slow_build: whether retry runs under valgrind (make check-valgrind) or
-# the sanitizers (make check-sanitize), where each start costs tens of
-# milliseconds to a second.
-slow_build() {
-	[[ $RETRY == *quality-valgrind || -n ${RETRY_SANITIZED:-} ]]
-}
-
 # Under valgrind each retry costs a second and tens of megabytes, and
 # under the sanitizers 200 of them at once make Redis's answers miss their
 # 500 ms, so that the runs go on without the budget, as they must: a herd
