@@ -10,11 +10,12 @@
  * -t, -m and TERM.  Where fd.c can open the pipe again non-blocking
  * (Linux), a line waits for room in signals_wait_fd(), as a writer
  * waits, but not past the deadline the run gives, nor past
- * WRITE_STALL_MS after a stop signal, all lines together.  A FIFO
- * named by --log-file or --json-log, whose open is the log's own, is made
- * non-blocking there too (fd.c), and its lines wait in the same way.
- * Elsewhere, and for any other descriptor, a line is written as
- * fd_write_all() writes it: to a pipe, blocking as before.
+ * WRITE_STALL_MS after a stop signal, all lines together.  A FIFO or a
+ * terminal named by --log-file or --json-log, whose open is the log's
+ * own, is made non-blocking there too (fd.c), and its lines wait as the
+ * pipe's or the terminal's on stderr do.  Elsewhere, and for any other
+ * descriptor, a line is written as fd_write_all() writes it: to a pipe,
+ * blocking as before.
  */
 #include <errno.h>
 #include <poll.h>
@@ -38,28 +39,39 @@ void
 errout_open(struct errout *eo, int tty)
 {
 	memset(eo, 0, sizeof(*eo));
-	eo->tty = tty;
-	eo->tty_wait = WRITE_STALL_MS;
+	eo->tty[0] = tty;
+	eo->tty_wait[0] = WRITE_STALL_MS;
+	eo->ntty = 1;
 	eo->pipe = tty == -1 ? fd_pipe_nonblock(STDERR_FILENO) : -1;
 }
 
 /*
- * fd, a file the log opened itself: if it is a FIFO, it is made
- * non-blocking, and its lines wait for room as the pipe's on stderr do.
+ * fd, a file the log opened itself: if it is a FIFO or a terminal, it is
+ * made non-blocking, and its lines wait for room as the pipe's or the
+ * terminal's on stderr do.
  */
 void
-errout_fifo(struct errout *eo, int fd)
+errout_own(struct errout *eo, int fd)
 {
-	if (eo->nfifo < (int)(sizeof(eo->fifo) / sizeof(eo->fifo[0])) &&
-	    fd_fifo_nonblock(fd))
+	if (eo->nfifo == (int)(sizeof(eo->fifo) / sizeof(eo->fifo[0])) ||
+	    eo->ntty == (int)(sizeof(eo->tty) / sizeof(eo->tty[0])) ||
+	    !fd_own_nonblock(fd))
+		return;
+	if (isatty(fd)) {
+		eo->tty[eo->ntty] = fd;
+		eo->tty_wait[eo->ntty++] = WRITE_STALL_MS;
+	} else
 		eo->fifo[eo->nfifo++] = fd;
 }
 
-/* After a stop signal, no line waits for the terminal any more. */
+/* After a stop signal, no line waits for a terminal any more. */
 void
 errout_stopped(struct errout *eo)
 {
-	eo->tty_wait = 0;
+	int i;
+
+	for (i = 0; i < eo->ntty; i++)
+		eo->tty_wait[i] = 0;
 }
 
 /*
@@ -114,6 +126,18 @@ pipe_put(struct errout *eo, int fd, const char *s, size_t len)
 	}
 }
 
+/* Which of the terminals fd is, or -1. */
+static int
+tty_index(const struct errout *eo, int fd)
+{
+	int i;
+
+	for (i = 0; i < eo->ntty && fd != -1; i++)
+		if (eo->tty[i] == fd)
+			return i;
+	return -1;
+}
+
 /* The non-blocking pipe that lines for fd go into, or -1. */
 static int
 pipe_for(const struct errout *eo, int fd)
@@ -129,19 +153,19 @@ pipe_for(const struct errout *eo, int fd)
 }
 
 /*
- * Writes the line s to fd: stderr's pipe and the log's FIFOs through
- * pipe_put(), once errout_bound() has said what ends its waits; any
- * other descriptor, and stderr where it could not be opened again, as
- * fd_write_all() does.
+ * Writes the line s to fd: a terminal within its wait; stderr's pipe and
+ * the log's FIFOs through pipe_put(), once errout_bound() has said what
+ * ends its waits; any other descriptor, and stderr where it could not be
+ * opened again, as fd_write_all() does.
  */
 void
 errout_write(struct errout *eo, int fd, const char *s, size_t len)
 {
-	int pipe = pipe_for(eo, fd);
+	int pipe = pipe_for(eo, fd), t = tty_index(eo, fd);
 
-	if (fd == eo->tty && fd != -1)
-		eo->tty_wait = fd_write_within(fd, s, len, eo->tty_wait) ?
-		    WRITE_STALL_MS : 0;
+	if (t != -1)
+		eo->tty_wait[t] = fd_write_within(fd, s, len,
+		    eo->tty_wait[t]) ? WRITE_STALL_MS : 0;
 	else if (pipe != -1 && eo->ss != NULL)
 		pipe_put(eo, pipe, s, len);
 	else

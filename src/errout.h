@@ -1,7 +1,7 @@
 /*
  * errout.h: what errout.c offers its callers: retry's own lines into a
- * terminal or a pipe on stderr, which wait for room no longer than the
- * run allows.
+ * terminal or a pipe on stderr, or a FIFO or terminal that the log opened,
+ * which wait for room no longer than the run allows.
  */
 #ifndef ERROUT_H
 #define ERROUT_H
@@ -14,9 +14,10 @@
 struct sigstate;
 
 struct errout {
-	int		 tty;		/* a non-blocking open of the terminal
-					   on stderr, or -1 */
-	int		 tty_wait;	/* ms a line may wait for it */
+	int		 tty[3];	/* non-blocking opens of terminals:
+					   stderr's (or -1), then the log's, */
+	int		 tty_wait[3];	/* ms a line may wait for each, */
+	int		 ntty;		/* how many */
 	int		 pipe;		/* a non-blocking open of the pipe
 					   on stderr, or -1 */
 	int		 fifo[2];	/* FIFOs the log opened, made
@@ -27,7 +28,7 @@ struct errout {
 	nsec_t		 stop_until;	/* after a stop, the wait's end */
 };
 void		 errout_open(struct errout *eo, int tty);
-void		 errout_fifo(struct errout *eo, int fd);
+void		 errout_own(struct errout *eo, int fd);
 void		 errout_stopped(struct errout *eo);
 void		 errout_bound(struct errout *eo, const struct sigstate *ss,
 		    nsec_t deadline);

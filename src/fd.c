@@ -89,21 +89,21 @@ fd_pipe_nonblock(int fd)
 }
 
 /*
- * Makes fd non-blocking where it is a FIFO that retry opened itself (a
- * log), on Linux: there even an open of /dev/stdout or /dev/fd/N opens
- * the file anew, so the open file description is retry's alone and no
- * other process sees the flag.  Elsewhere such an open can be a dup(2)
- * of a descriptor the command inherits, which must stay blocking: fd is
- * left as it is.  Whether it was made non-blocking.
+ * Makes fd non-blocking where it is a FIFO or a terminal that retry
+ * opened itself (a log), on Linux: there even an open of /dev/stdout or
+ * /dev/fd/N opens the file anew, so the open file description is retry's
+ * alone and no other process sees the flag.  Elsewhere such an open can
+ * be a dup(2) of a descriptor the command inherits, which must stay
+ * blocking: fd is left as it is.  Whether it was made non-blocking.
  */
 bool
-fd_fifo_nonblock(int fd)
+fd_own_nonblock(int fd)
 {
 #if defined(__linux__) && !defined(RETRY_PORTABLE)
 	struct stat st;
 	int fl;
 
-	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
+	return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || isatty(fd)) &&
 	    (fl = fcntl(fd, F_GETFL)) != -1 &&
 	    fcntl(fd, F_SETFL, fl | O_NONBLOCK) != -1;
 #else

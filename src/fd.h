@@ -15,7 +15,7 @@
 int		 fd_above_stdio(int fd);
 int		 fd_tty_nonblock(int fd);
 int		 fd_pipe_nonblock(int fd);
-bool		 fd_fifo_nonblock(int fd);
+bool		 fd_own_nonblock(int fd);
 int		 fd_pipe(int p[2]);
 int		 fd_tmpfile(void);
 void		 fd_grow_pipe(int fd);

@@ -182,14 +182,14 @@ log_open(struct log *lg, const struct log_options *lo)
 	if (lo->log_file != NULL) {
 		lg->fd = open_append(lo->log_file, "--log-file");
 		lg->stamp = lg->format == LOG_TEXT && is_regular(lg->fd);
-		errout_fifo(&lg->err, lg->fd);
+		errout_own(&lg->err, lg->fd);
 	}
 	if (lg->format == LOG_JSON)
 		lg->json.fd[lg->json.nfd++] = lg->fd;
 	if (lo->json_log != NULL) {
 		lg->json.fd[lg->json.nfd] = open_append(lo->json_log,
 		    "--json-log");
-		errout_fifo(&lg->err, lg->json.fd[lg->json.nfd++]);
+		errout_own(&lg->err, lg->json.fd[lg->json.nfd++]);
 	}
 	gh = getenv("GITHUB_OUTPUT");
 	if (lg->format == LOG_GITHUB && gh != NULL && *gh != '\0')
@@ -306,7 +306,7 @@ attempt_name(const struct log *lg, long long k, char *buf, size_t len)
 /*
  * From here on, a message waits for a stalled pipe on stderr, or a FIFO
  * named by --log-file or --json-log, only until a stop signal that ss
- * sees, or until deadline (0: none).
+ * sees, or until deadline (0: none); a terminal is waited for as ever.
  */
 void
 log_bound_waits(struct log *lg, const struct sigstate *ss, nsec_t deadline)

@@ -238,6 +238,70 @@ stalled_log_end() {
 	[ "$(cat "$WORK/err")" = "" ]
 }
 
+# stalled_tty_log OPTION ARG...: runs retry OPTION=TTY ARG..., TTY a
+# terminal (a pty) whose master nobody reads, as under Ctrl-S or a
+# stalled ssh, full before retry starts; with TTY_STOP=S, sends retry TERM
+# after S seconds.  Prints "exit N" or "signal N", or says that retry
+# still ran after 3.5 s and kills it.  TERM is TTY_TYPE, or dumb: the
+# plain lines, no countdown.
+stalled_tty_log() {
+	local opt=$1
+	shift
+	TERM=${TTY_TYPE:-dumb} python3 -c 'import os, pty, subprocess, sys, time
+m, s = pty.openpty()
+tty = os.ttyname(s)
+fill = os.open(tty, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+def fill_up():
+    n = 0
+    try:
+        while True:
+            n += os.write(fill, b"x" * 4096)
+    except BlockingIOError:
+        return n
+# The kernel moves what was written on to the master later, which makes
+# room again: full is when a while later nothing more goes in.
+fill_up()
+for _ in range(100):
+    time.sleep(0.02)
+    if fill_up() == 0:
+        break
+os.close(fill)
+p = subprocess.Popen([sys.argv[2], sys.argv[3] + "=" + tty] + sys.argv[4:],
+    stdout=subprocess.DEVNULL)
+if sys.argv[1]:
+    time.sleep(float(sys.argv[1]))
+    p.terminate()
+try:
+    rc = p.wait(timeout=3.5)
+    print("exit %d" % rc if rc >= 0 else "signal %d" % -rc)
+except subprocess.TimeoutExpired:
+    p.kill()
+    print("still running after 3.5 s")' "${TTY_STOP:-}" "$RETRY" "$opt" "$@"
+}
+
+# Before, a --log-file or --json-log that named a terminal (/dev/tty,
+# /dev/stderr on one) was written blocking: one that nobody read held
+# retry in write(2), signals blocked, past -m and deaf to TERM, for good.
+@test "--log-file that is a terminal nobody reads: its lines wait a second, once, and -m ends the run" {
+	require_linux_capability "a non-blocking open of a terminal log"
+	require_tool python3
+	run -0 --separate-stderr stalled_tty_log --log-file -n inf -b 1ms \
+	    -c 1ms -m 1s -- sh -c 'exit 3'
+	[ "$output" = "exit 3" ]
+	[ "$stderr" = "" ]
+}
+
+# Should the terminal take a line after all, TERM finds the attempt, and
+# its status is the same.
+@test "--json-log that is a terminal nobody reads: TERM still ends retry" {
+	require_linux_capability "a non-blocking open of a terminal log"
+	require_tool python3
+	TTY_STOP=0.5 run -0 --separate-stderr stalled_tty_log --json-log -q \
+	    -n inf -b 1ms -- sleep 10
+	[ "$output" = "signal 15" ]
+	[ "$stderr" = "" ]
+}
+
 # ---- stopped by a signal -------------------------------------------------
 # The line during an attempt is checked in tree.bats and hooks.bats, during
 # the splay and the sleep in signals.bats, on a terminal in terminal.bats.
