@@ -374,7 +374,27 @@ read_head(struct run *r, long long k, struct outcome *o)
 	o->http_status = error == 0 ? r->head.status : 0;
 }
 
-static void
+/*
+ * Why a sleep from now to now + sleep cannot be had within --max-time:
+ * the deadline passed already, or the sleep would pass it; NULL if it
+ * can.
+ */
+static const char *
+past_max_time(const struct run *r, nsec_t now, nsec_t sleep)
+{
+	if (r->deadline == 0 || nsec_add(now, sleep) < r->deadline)
+		return NULL;
+	return now >= r->deadline ? "--max-time reached" :
+	    "the next sleep would pass --max-time";
+}
+
+/*
+ * Runs attempt k, its outcome into o.  The countdown's ticks before it,
+ * and its own line, can wait for a terminal or a stalled reader of the
+ * log up to the deadline and past it: then a retry does not start, and
+ * false says so; the run gives up with the last attempt's status.
+ */
+static bool
 run_attempt(struct run *r, long long k, const struct outcome *prev,
     struct outcome *o)
 {
@@ -384,16 +404,21 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 	    r->cfg->stall };
 	int error;
 
+	if (prev != NULL && past_max_time(r, mono_now(), 0) != NULL)
+		return false;
+	log_attempt_start(&r->log, k);
+	if (prev != NULL && past_max_time(r, mono_now(), 0) != NULL)
+		return false;
 	set_attempt_env(r, k, prev);
 	if (r->cfg->http_file != NULL &&
 	    (error = http_reset(r->cfg->http_file)) != 0)
 		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
-	log_attempt_start(&r->log, k);
 	attempt_run(r->sigs, &spec, o);
 	if (o->kind == OUT_NOEXEC)
 		cannot_run(r, o);
 	read_head(r, k, o);
 	log_attempt_end(&r->log, k, o);
+	return true;
 }
 
 /*
@@ -431,20 +456,6 @@ next_step(struct run *r, const struct outcome *o)
 		r->step = 0;
 	}
 	return ++r->step;
-}
-
-/*
- * Why a sleep from now to now + sleep cannot be had within --max-time:
- * the deadline passed already, or the sleep would pass it; NULL if it
- * can.
- */
-static const char *
-past_max_time(const struct run *r, nsec_t now, nsec_t sleep)
-{
-	if (r->deadline == 0 || nsec_add(now, sleep) < r->deadline)
-		return NULL;
-	return now >= r->deadline ? "--max-time reached" :
-	    "the next sleep would pass --max-time";
 }
 
 /*
@@ -550,7 +561,10 @@ retry_loop(struct run *r)
 	long long k;
 
 	for (k = 1;; k++) {
-		run_attempt(r, k, k > 1 ? &prev : NULL, &o);
+		if (!run_attempt(r, k, k > 1 ? &prev : NULL, &o)) {
+			out_of(r, "--max-time reached", &e);
+			finish(r, k - 1, &prev, &e);
+		}
 		if (ends_after(r, k, &o, &e))
 			finish(r, k, &o, &e);
 		if ((why = wait_for_next(r, k, &o)) != NULL) {

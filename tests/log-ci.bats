@@ -238,6 +238,30 @@ stalled_log_end() {
 	[ "$(cat "$WORK/err")" = "" ]
 }
 
+# The sleep ends before -m, and attempt 2's first JSON line finds the FIFO
+# full: it waits up to -m.  Before, attempt 2 started after that wait, and
+# -m ended it at once: 124, where the run's status is attempt 1's.
+@test "-m passes while attempt 2's line waits for a FIFO nobody reads: no attempt starts after it" {
+	require_linux_capability "a non-blocking open of a FIFO log"
+	local opts=(-n 3 -b 200ms -j none -m 700ms) room
+	local cmd=(sh -c 'echo >>"$0"; exit 1' "$WORK/starts")
+	# Room in the pipe for the four lines before attempt 2's, no more.
+	run -1 --separate-stderr "$RETRY" "${opts[@]}" \
+	    --json-log="$WORK/json" -- "${cmd[@]}"
+	room=$(($(head -4 "$WORK/json" | wc -c) + 40))
+	: >"$WORK/starts"
+	mkfifo "$WORK/fifo"
+	exec 4<>"$WORK/fifo"
+	"$ROOT/tests/helpers/pipe-size" -s 4096 4 >/dev/null
+	head -c $((4096 - room)) /dev/zero >&4
+	run -1 --separate-stderr "$RETRY" "${opts[@]}" \
+	    --json-log="$WORK/fifo" -- "${cmd[@]}" 4>&-
+	exec 4<&-
+	[ "$(wc -l <"$WORK/starts")" -eq 1 ]
+	[ "$(untimed "$stderr")" = "retry: attempt 1/3 failed (exit 1), next in 0.200s
+retry: giving up after 1 attempt in Ts: exit 1 (--max-time reached)" ]
+}
+
 # stalled_tty_log OPTION ARG...: runs retry OPTION=TTY ARG..., TTY a
 # terminal (a pty) whose master nobody reads, as under Ctrl-S or a
 # stalled ssh, full before retry starts; with TTY_STOP=S, sends retry TERM
@@ -300,6 +324,23 @@ except subprocess.TimeoutExpired:
 	    -n inf -b 1ms -- sleep 10
 	[ "$output" = "signal 15" ]
 	[ "$stderr" = "" ]
+}
+
+# The countdown's first tick, at the start of the sleep, waits a second
+# for the terminal, past -m.  Before, attempt 2 started after it, and -m
+# ended it at once: 124.  The JSON log does not announce the attempt that
+# does not start.
+@test "-m passes while the countdown waits for a terminal log nobody reads: no attempt starts after it" {
+	require_linux_capability "a non-blocking open of a terminal log"
+	require_tool python3
+	TTY_TYPE=xterm run -0 --separate-stderr stalled_tty_log --log-file \
+	    --json-log="$WORK/json" -n 3 -b 100ms -j none -m 800ms -- \
+	    sh -c 'echo >>"$0"; sleep 0.2; exit 3' "$WORK/starts"
+	[ "$output" = "exit 3" ]
+	[ "$stderr" = "" ]
+	[ "$(wc -l <"$WORK/starts")" -eq 1 ]
+	jq_true "$WORK/json" '[.[].event] == ["start", "attempt_start",
+	    "attempt_end", "sleep", "summary"] and .[-1].attempts == 1'
 }
 
 # ---- stopped by a signal -------------------------------------------------
