@@ -110,20 +110,44 @@ pipe_wait(struct errout *eo, int fd)
 	return errno == EINTR;	/* a stop: the wait is bounded now */
 }
 
-/* Writes s into the pipe fd; what pipe_wait() gives up on is lost. */
-static void
+/*
+ * Writes s into the pipe fd; what pipe_wait() gives up on is lost.
+ * Returns how much was written.
+ */
+static size_t
 pipe_put(struct errout *eo, int fd, const char *s, size_t len)
 {
+	size_t done = 0;
 	ssize_t n;
 
-	while (len > 0) {
-		if ((n = write(fd, s, len)) > 0) {
-			s += n;
-			len -= (size_t)n;
-		} else if (n == 0 || (errno != EINTR &&
+	while (done < len) {
+		if ((n = write(fd, s + done, len - done)) > 0)
+			done += (size_t)n;
+		else if (n == 0 || (errno != EINTR &&
 		    (errno != EAGAIN || !pipe_wait(eo, fd))))
-			return;
+			break;
 	}
+	return done;
+}
+
+/*
+ * Writes the line s into the pipe fd.  A line longer than the pipe's
+ * atomic write can be cut short (*cut); the next line first ends it,
+ * or is dropped too, so that no line runs on in the cut one's remains,
+ * where a reader of the JSON log would lose both.
+ */
+static void
+pipe_line(struct errout *eo, int fd, bool *cut, const char *s, size_t len)
+{
+	size_t n;
+
+	if (*cut) {
+		if (pipe_put(eo, fd, "\n", 1) == 0)
+			return;
+		*cut = false;
+	}
+	n = pipe_put(eo, fd, s, len);
+	*cut = n > 0 && n < len;
 }
 
 /* Which of the terminals fd is, or -1. */
@@ -138,17 +162,23 @@ tty_index(const struct errout *eo, int fd)
 	return -1;
 }
 
-/* The non-blocking pipe that lines for fd go into, or -1. */
+/*
+ * The non-blocking pipe that lines for fd go into, or -1; *cut is whether
+ * its last line was cut short.
+ */
 static int
-pipe_for(const struct errout *eo, int fd)
+pipe_for(struct errout *eo, int fd, bool **cut)
 {
 	int i;
 
+	*cut = &eo->pipe_cut;
 	if (fd == STDERR_FILENO)
 		return eo->pipe;
 	for (i = 0; i < eo->nfifo; i++)
-		if (eo->fifo[i] == fd)
+		if (eo->fifo[i] == fd) {
+			*cut = &eo->fifo_cut[i];
 			return fd;
+		}
 	return -1;
 }
 
@@ -161,13 +191,14 @@ pipe_for(const struct errout *eo, int fd)
 void
 errout_write(struct errout *eo, int fd, const char *s, size_t len)
 {
-	int pipe = pipe_for(eo, fd), t = tty_index(eo, fd);
+	bool *cut;
+	int pipe = pipe_for(eo, fd, &cut), t = tty_index(eo, fd);
 
 	if (t != -1)
 		eo->tty_wait[t] = fd_write_within(fd, s, len,
 		    eo->tty_wait[t]) ? WRITE_STALL_MS : 0;
 	else if (pipe != -1 && eo->ss != NULL)
-		pipe_put(eo, pipe, s, len);
+		pipe_line(eo, pipe, cut, s, len);
 	else
 		fd_write_all(fd, s, len);
 }

@@ -20,9 +20,11 @@ struct errout {
 	int		 ntty;		/* how many */
 	int		 pipe;		/* a non-blocking open of the pipe
 					   on stderr, or -1 */
+	bool		 pipe_cut;	/* its last line was cut short */
 	int		 fifo[2];	/* FIFOs the log opened, made
 					   non-blocking, */
 	int		 nfifo;		/* how many */
+	bool		 fifo_cut[2];	/* their last lines cut short */
 	const struct sigstate *ss;	/* what ends a wait for room, */
 	nsec_t		 deadline;	/* and when (--max-time; 0: none) */
 	nsec_t		 stop_until;	/* after a stop, the wait's end */

@@ -238,6 +238,46 @@ stalled_log_end() {
 	[ "$(cat "$WORK/err")" = "" ]
 }
 
+# A reader that goes away in the middle of a line longer than the pipe's
+# atomic write (4 KiB) leaves the line cut short in the FIFO, for the
+# next reader.  Before, the next line ran on in it, and a reader of the
+# JSON log lost that event too.
+@test "--json-log into a FIFO whose reader goes mid-line: the next reader's events start on a line of their own" {
+	require_linux_capability "a non-blocking open of a FIFO log"
+	local long pid cat rc=0
+	long=$(printf "%6000s" "" | tr " " a)
+	mkfifo "$WORK/fifo"
+	exec 4<>"$WORK/fifo"
+	"$ROOT/tests/helpers/pipe-size" -s 4096 4 >/dev/null
+	"$RETRY" --json-log="$WORK/fifo" -q -n 1 -- sh -c 'echo >"$0"
+	    until [ -e "$1" ]; do sleep 0.01; done; exit 3' \
+	    "$WORK/ready" "$WORK/go" "$long" 2>"$WORK/err" 4>&- &
+	pid=$!
+	poll_until 10 fifo_full
+	exec 4<&-
+	# The start line met no reader, and was given up: attempt 1 runs.
+	wait_for_file "$WORK/ready"
+	# The new reader opens the FIFO before retry can write and go.
+	exec 5<"$WORK/fifo"
+	cat <&5 >"$WORK/got" &
+	cat=$!
+	exec 5<&-
+	touch "$WORK/go"
+	wait "$pid" || rc=$?
+	wait "$cat"
+	[ "$rc" -eq 3 ]
+	[ "$(cat "$WORK/err")" = "" ]
+	run -0 --separate-stderr python3 -c 'import json, sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+print(len(lines[0]), lines[-1] == b"")
+for line in lines[1:-1]:
+    print(json.loads(line)["event"])' "$WORK/got"
+	[ "$stderr" = "" ]
+	[ "$output" = "4096 True
+attempt_end
+summary" ]
+}
+
 # The sleep ends before -m, and attempt 2's first JSON line finds the FIFO
 # full: it waits up to -m.  Before, attempt 2 started after that wait, and
 # -m ended it at once: 124, where the run's status is attempt 1's.
