@@ -388,11 +388,39 @@ past_max_time(const struct run *r, nsec_t now, nsec_t sleep)
 	    "the next sleep would pass --max-time";
 }
 
+/* A stop signal came before attempt 1: the run ends before it. */
+static _Noreturn void
+stop_before_start(struct run *r, bool splay, int sig)
+{
+	guards_end(&r->guards, RUN_STOPPED);
+	log_stopped(&r->log, 0, splay, sig, 128 + sig, mono_now() - r->t0);
+	die_by_signal(sig);
+}
+
 /*
- * Runs attempt k, its outcome into o.  The countdown's ticks before it,
- * and its own line, can wait for a terminal or a stalled reader of the
- * log up to the deadline and past it: then a retry does not start, and
- * false says so; the run gives up with the last attempt's status.
+ * Whether attempt k, a retry or not, may start now: the lines before it
+ * (the countdown's ticks, its own line) can wait for a reader of the log
+ * or a terminal.  A stop signal that came meanwhile ends the run here;
+ * past the deadline, a retry does not start.
+ */
+static bool
+may_start(struct run *r, long long k, bool retry)
+{
+	int sig;
+
+	/* A sleep of 0 takes a stop that is still pending. */
+	if ((sig = attempt_sleep(r->sigs, mono_now(), NULL, NULL)) != 0) {
+		if (k == 1)
+			stop_before_start(r, false, sig);
+		stopped(r, k - 1, sig);
+	}
+	return !retry || past_max_time(r, mono_now(), 0) == NULL;
+}
+
+/*
+ * Runs attempt k, its outcome into o, unless may_start() says no before
+ * its line or after it: then false, and the run gives up with the last
+ * attempt's status.
  */
 static bool
 run_attempt(struct run *r, long long k, const struct outcome *prev,
@@ -404,10 +432,10 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 	    r->cfg->stall };
 	int error;
 
-	if (prev != NULL && past_max_time(r, mono_now(), 0) != NULL)
+	if (!may_start(r, k, prev != NULL))
 		return false;
 	log_attempt_start(&r->log, k);
-	if (prev != NULL && past_max_time(r, mono_now(), 0) != NULL)
+	if (!may_start(r, k, prev != NULL))
 		return false;
 	set_attempt_env(r, k, prev);
 	if (r->cfg->http_file != NULL &&
@@ -604,15 +632,6 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    cfg->kill_after, cfg->sched.cap, cfg->max_time }, r->sigs);
 	snprintf(r->exhausted, sizeof(r->exhausted),
 	    "retry budget '%s' exhausted", cfg->budget.name);
-}
-
-/* A stop signal came before attempt 1: the run ends before it. */
-static _Noreturn void
-stop_before_start(struct run *r, bool splay, int sig)
-{
-	guards_end(&r->guards, RUN_STOPPED);
-	log_stopped(&r->log, 0, splay, sig, 128 + sig, mono_now() - r->t0);
-	die_by_signal(sig);
 }
 
 /*

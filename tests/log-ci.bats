@@ -278,28 +278,85 @@ attempt_end
 summary" ]
 }
 
+# fifo_room N ARG...: makes WORK/fifo, held open on descriptor 4 of this
+# shell and read by nobody, its pipe 4 KiB and so full that the first N
+# JSON lines of retry --json-log ARG... fit, and 40 bytes more.  The
+# lines are measured in a run into a regular file first (WORK/room).
+fifo_room() {
+	local n=$1 room
+	shift
+	"$RETRY" --json-log="$WORK/room" "$@" 2>/dev/null || true
+	room=$(($(head -"$n" "$WORK/room" | wc -c) + 40))
+	mkfifo "$WORK/fifo"
+	exec 4<>"$WORK/fifo"
+	"$ROOT/tests/helpers/pipe-size" -s 4096 4 >/dev/null
+	head -c $((4096 - room)) /dev/zero >&4
+}
+
+# fifo_left N: the FIFO of fifo_room has N bytes of room left.
+fifo_left() {
+	[ "$(python3 -c 'import array, fcntl, termios
+a = array.array("i", [0])
+fcntl.ioctl(4, termios.FIONREAD, a)
+print(4096 - a[0])')" -eq "$1" ]
+}
+
 # The sleep ends before -m, and attempt 2's first JSON line finds the FIFO
 # full: it waits up to -m.  Before, attempt 2 started after that wait, and
 # -m ended it at once: 124, where the run's status is attempt 1's.
 @test "-m passes while attempt 2's line waits for a FIFO nobody reads: no attempt starts after it" {
 	require_linux_capability "a non-blocking open of a FIFO log"
-	local opts=(-n 3 -b 200ms -j none -m 700ms) room
+	local opts=(-n 3 -b 200ms -j none -m 700ms)
 	local cmd=(sh -c 'echo >>"$0"; exit 1' "$WORK/starts")
-	# Room in the pipe for the four lines before attempt 2's, no more.
-	run -1 --separate-stderr "$RETRY" "${opts[@]}" \
-	    --json-log="$WORK/json" -- "${cmd[@]}"
-	room=$(($(head -4 "$WORK/json" | wc -c) + 40))
+	fifo_room 4 "${opts[@]}" -- "${cmd[@]}"
 	: >"$WORK/starts"
-	mkfifo "$WORK/fifo"
-	exec 4<>"$WORK/fifo"
-	"$ROOT/tests/helpers/pipe-size" -s 4096 4 >/dev/null
-	head -c $((4096 - room)) /dev/zero >&4
 	run -1 --separate-stderr "$RETRY" "${opts[@]}" \
 	    --json-log="$WORK/fifo" -- "${cmd[@]}" 4>&-
 	exec 4<&-
 	[ "$(wc -l <"$WORK/starts")" -eq 1 ]
 	[ "$(untimed "$stderr")" = "retry: attempt 1/3 failed (exit 1), next in 0.200s
 retry: giving up after 1 attempt in Ts: exit 1 (--max-time reached)" ]
+}
+
+# Before, a stop signal that came while attempt 2's line waited for the
+# FIFO let attempt 2 start after it: "stopped by TERM during attempt 2/3",
+# with that attempt's status.
+@test "TERM while attempt 2's line waits for a FIFO nobody reads: attempt 2 does not start" {
+	require_linux_capability "a non-blocking open of a FIFO log"
+	local opts=(-n 3 -b 1ms -j none) pid
+	local cmd=(sh -c 'echo >>"$0"; exit 1' "$WORK/starts")
+	fifo_room 4 "${opts[@]}" -- "${cmd[@]}"
+	: >"$WORK/starts"
+	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" "${opts[@]}" \
+	    --json-log="$WORK/fifo" -- "${cmd[@]}" 2>"$WORK/err" 4>&- &
+	STALLED=$!
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	# The four lines are in: attempt 2's waits.
+	poll_until 10 fifo_left 40
+	kill -TERM "$pid"
+	stalled_log_end "$pid"
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	[ "$(wc -l <"$WORK/starts")" -eq 1 ]
+	[ "$(untimed "$(cat "$WORK/err")")" = "retry: attempt 1/3 failed (exit 1), next in 0.001s
+retry: stopped by TERM after attempt 1/3 in Ts" ]
+}
+
+# The JSON start line goes to --log-file first, then waits for the FIFO.
+# Before, a stop that came then let attempt 1 start after it.
+@test "TERM while the start line waits for a FIFO nobody reads: attempt 1 does not start" {
+	require_linux_capability "a non-blocking open of a FIFO log"
+	local pid
+	STALL_FULL=1 stalled_log --json-log --log-format=json \
+	    --log-file="$WORK/json" -n 3 -b 1ms
+	pid=$(cat "$WORK/pid")
+	wait_for_file "$WORK/json"
+	kill -TERM "$pid"
+	stalled_log_end "$pid"
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	[ "$(cat "$WORK/err")" = "" ]
+	jq_true "$WORK/json" '[.[].event] == ["start", "summary"] and
+	    .[1].attempts == 0 and .[1].reason == "signal TERM"'
 }
 
 # stalled_tty_log OPTION ARG...: runs retry OPTION=TTY ARG..., TTY a
