@@ -400,16 +400,17 @@ stop_before_start(struct run *r, bool splay, int sig)
 /*
  * Whether attempt k, a retry or not, may start now: the lines before it
  * (the countdown's ticks, its own line) can wait for a reader of the log
- * or a terminal.  A stop signal that came meanwhile ends the run here;
- * past the deadline, a retry does not start.
+ * or a terminal.  A stop signal that such a wait took ends the run here;
+ * past the deadline, a retry does not start.  A stop still pending is
+ * not looked for, which would cost system calls on every attempt: the
+ * attempt's own wait takes it and passes it on.
  */
 static bool
 may_start(struct run *r, long long k, bool retry)
 {
 	int sig;
 
-	/* A sleep of 0 takes a stop that is still pending. */
-	if ((sig = attempt_sleep(r->sigs, mono_now(), NULL, NULL)) != 0) {
+	if ((sig = signals_stop()) != 0) {
 		if (k == 1)
 			stop_before_start(r, false, sig);
 		stopped(r, k - 1, sig);
