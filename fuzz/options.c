@@ -96,9 +96,12 @@ check_schedule(const struct config *c)
 		backoff_bounds(s, k, &lo, &hi);
 		d = backoff_next(&b, k);
 		CHECK(w >= 0 && w <= s->cap);
-		/* A preset's cap_window lets the jitter past the cap. */
-		CHECK(0 <= lo && lo <= hi &&
-		    hi <= (s->cap_window ? DURATION_MAX : s->cap));
+		/*
+		 * A preset's cap_window lets the jitter past the cap, and so
+		 * does --delays, whose cap is only its longest value.
+		 */
+		CHECK(0 <= lo && lo <= hi && hi <= (s->cap_window ||
+		    s->ndelays > 0 ? DURATION_MAX : s->cap));
 		CHECK(lo <= d && d <= hi);
 	}
 }
