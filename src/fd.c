@@ -40,44 +40,6 @@ fd_above_stdio(int fd)
 }
 
 /*
- * The descriptor that path names (/dev/stdout, /dev/stderr, /dev/fd/N,
- * /proc/self/fd/N), or -1.
- */
-static int
-fd_named(const char *path)
-{
-	const char *n = NULL;
-
-	if (strcmp(path, "/dev/stdout") == 0)
-		return STDOUT_FILENO;
-	if (strcmp(path, "/dev/stderr") == 0)
-		return STDERR_FILENO;
-	if (strncmp(path, "/dev/fd/", 8) == 0)
-		n = path + 8;
-	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
-		n = path + 14;
-	return n != NULL && *n >= '0' && *n <= '9' ?
-	    (int)strtonum(n, 0, INT_MAX, NULL) : -1;
-}
-
-/*
- * path opened to append to, close-on-exec and above 2, or -1.  Linux
- * cannot open a socket again through /dev/stdout or /dev/fd/N (ENXIO),
- * and under systemd stdout is one: there the descriptor that path names
- * is copied instead, as the BSDs' /dev/fd does.
- */
-int
-fd_open_append(const char *path)
-{
-	int fd, n;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-	if (fd == -1 && errno == ENXIO && (n = fd_named(path)) > 0)
-		return fcntl(n, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-	return fd_above_stdio(fd);
-}
-
-/*
  * The terminal on fd opened anew, non-blocking, for retry's own writes:
  * a terminal nobody reads (Ctrl-S, a stalled ssh) would block a write to
  * fd, and with it the loop, -t, -m and the stop signals, while fd itself

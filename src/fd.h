@@ -13,7 +13,6 @@
 #include "defs.h"
 
 int		 fd_above_stdio(int fd);
-int		 fd_open_append(const char *path);
 int		 fd_tty_nonblock(int fd);
 int		 fd_pipe_nonblock(int fd);
 bool		 fd_own_nonblock(int fd);

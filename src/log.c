@@ -46,7 +46,8 @@ open_append(const char *path, const char *what)
 {
 	int fd;
 
-	if ((fd = fd_open_append(path)) == -1)
+	if ((fd = fd_above_stdio(open(path, O_WRONLY | O_CREAT | O_APPEND |
+	    O_CLOEXEC, 0666))) == -1)
 		err_safe(EXIT_CANCELED, true, "%s %s", what, path);
 	return fd;
 }

@@ -210,38 +210,6 @@ stalled_log_end() {
 	return "$rc"
 }
 
-# on_socket ARG...: runs retry ARG... with stdout one end of a Unix
-# socket pair, as under systemd, and prints its status, its stderr and
-# what came through the socket, each on a line of its own.
-on_socket() {
-	python3 -c 'import socket, subprocess, sys
-a, b = socket.socketpair()
-p = subprocess.run(sys.argv[1:], stdout=a.fileno(), stderr=subprocess.PIPE,
-    timeout=10)
-a.close()
-got = b.makefile("rb").read()
-print(p.returncode)
-print(p.stderr.decode(), end="")
-print(got.decode(), end="")' "$RETRY" "$@"
-}
-
-# Linux opens no socket through /dev/stdout or /dev/fd/N (ENXIO): before,
-# the run ended there, with 125, and the command never ran.
-@test "--log-file=/dev/stdout or /dev/fd/1 with stdout a socket: the lines go into it" {
-	require_tool python3
-	local path
-	for path in /dev/stdout /dev/fd/1; do
-		run -0 --separate-stderr on_socket --log-file="$path" -n 2 \
-		    -b 1ms -j none -- sh -c 'echo out; exit 3'
-		[ "$stderr" = "" ]
-		[ "$(untimed "$output")" = "3
-out
-retry: attempt 1/2 failed (exit 3), next in 0.001s
-out
-retry: giving up after 2 attempts in Ts: exit 3 (no attempts left)" ]
-	done
-}
-
 # Before, a line to a FIFO nobody read waited in write(2), signals
 # blocked, past -m and deaf to TERM, for good.
 @test "--log-file that is a FIFO nobody reads: retry waits for room no longer than -m" {
