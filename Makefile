@@ -24,7 +24,7 @@ OPTIMIZE = -O2
 WARN	= -std=c11 -Wall -Wextra -Wpedantic
 # A 64-bit off_t on 32-bit systems too: files over 2 GiB for -I and -O,
 # and the type that splice(2) takes.
-ALL_CPPFLAGS = `$(FEATURES)` -D_FILE_OFFSET_BITS=64 $(CPPFLAGS)
+ALL_CPPFLAGS = -Isrc `$(FEATURES)` -D_FILE_OFFSET_BITS=64 $(CPPFLAGS)
 # `make PORTABLE=1`: only what Linux, macOS and the BSDs all have (see
 # README.md, "Platforms").  POSIX 2008 and the BSD interfaces instead of
 # _GNU_SOURCE, so that the C library hides GNU-only functions, and
@@ -72,7 +72,7 @@ HIREDIS_CFLAGS = `$(HIREDIS_A) && echo -DHAVE_HIREDIS \
 HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
 # OpenSSL, for --budget=rediss://..., where its headers are installed for
 # this compiler (libssl-dev; the 32-bit build has none).  It is not
-# linked: src/tls.c loads libssl with dlopen() at first use, so that a
+# linked: src/guard/tls.c loads libssl with dlopen() at first use, so that a
 # run that names no rediss:// store pays nothing for it (linked
 # statically, it more than doubled every run's start-up).  Without it
 # the rediss:// form fails with one line.
@@ -80,26 +80,44 @@ OPENSSL_CFLAGS = `printf '\043include <openssl/ssl.h>\n' | \
 		 $(CC) $(CFLAGS) $(CPPFLAGS) -E - >/dev/null 2>&1 && \
 		 echo -DHAVE_OPENSSL`
 
-SRCS	= src/retry.c src/help.c src/options.c src/parse.c src/preset.c \
-	  src/dryrun.c src/envopts.c src/outcomes.c src/backoff.c src/log.c \
-	  src/jsonlog.c src/errout.c src/format.c src/escape.c src/http.c \
-	  src/hooks.c src/attempt.c src/spawn.c src/leftovers.c src/streams.c \
-	  src/feed.c src/held.c src/match.c src/env.c src/signals.c src/fd.c \
-	  src/clock.c src/guard.c src/budget.c src/statefile.c \
-	  src/redisstore.c src/resolve.c src/tls.c src/ere.c src/eredfa.c \
-	  src/erelit.c src/erenfa.c src/ereclosure.c src/eresyntax.c \
-	  src/ereclass.c src/pairscan.c src/summary.c
-HDRS	= src/attempt.h src/backoff.h src/budget.h src/clock.h \
-	  src/config.h src/defs.h src/dryrun.h src/env.h src/envopts.h \
-	  src/errout.h src/escape.h src/fd.h src/feed.h src/format.h \
-	  src/guard.h \
-	  src/held.h src/help.h src/hooks.h src/http.h \
-	  src/jsonlog.h src/leftovers.h src/log.h src/match.h \
-	  src/outcomes.h src/parse.h src/preset.h src/redisstore.h \
-	  src/signals.h src/spawn.h src/statefile.h src/streams.h src/tls.h \
-	  src/guardcodes.h src/resolve.h src/guard-lua.h src/ere.h \
-	  src/eresyntax.h src/ereclass.h src/ereprog.h src/erelit.h \
-	  src/ereclosure.h src/pairscan.h src/summary.h
+CLI_SRCS	= src/cli/options.c src/cli/parse.c src/cli/dryrun.c \
+	  src/cli/help.c src/cli/envopts.c
+ATTEMPT_SRCS	= src/attempt/attempt.c src/attempt/spawn.c \
+	  src/attempt/leftovers.c src/attempt/streams.c src/attempt/feed.c \
+	  src/attempt/held.c src/attempt/match.c src/attempt/hooks.c
+GUARD_SRCS	= src/guard/guard.c src/guard/budget.c src/guard/statefile.c \
+	  src/guard/redisstore.c src/guard/resolve.c src/guard/tls.c
+LOG_SRCS	= src/log/log.c src/log/jsonlog.c src/log/errout.c \
+	  src/log/summary.c
+POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
+	  src/policy/preset.c src/policy/http.c
+TEXT_SRCS	= src/text/format.c src/text/escape.c
+ERE_SRCS	= src/ere/ere.c src/ere/eredfa.c src/ere/erelit.c src/ere/erenfa.c \
+	  src/ere/ereclosure.c src/ere/eresyntax.c src/ere/ereclass.c \
+	  src/ere/pairscan.c
+OS_SRCS	= src/os/signals.c src/os/fd.c src/os/clock.c src/os/env.c
+CLI_HDRS	= src/cli/parse.h src/cli/dryrun.h src/cli/help.h \
+	  src/cli/envopts.h src/cli/config.h
+ATTEMPT_HDRS	= src/attempt/attempt.h src/attempt/spawn.h \
+	  src/attempt/leftovers.h src/attempt/streams.h src/attempt/feed.h \
+	  src/attempt/held.h src/attempt/match.h src/attempt/hooks.h
+GUARD_HDRS	= src/guard/guard.h src/guard/budget.h src/guard/statefile.h \
+	  src/guard/redisstore.h src/guard/resolve.h src/guard/tls.h \
+	  src/guard/guardcodes.h src/guard/guard-lua.h
+LOG_HDRS	= src/log/log.h src/log/jsonlog.h src/log/errout.h \
+	  src/log/summary.h
+POLICY_HDRS	= src/policy/backoff.h src/policy/outcomes.h \
+	  src/policy/preset.h src/policy/http.h
+TEXT_HDRS	= src/text/format.h src/text/escape.h
+ERE_HDRS	= src/ere/ere.h src/ere/erelit.h src/ere/ereclosure.h \
+	  src/ere/eresyntax.h src/ere/ereclass.h src/ere/ereprog.h \
+	  src/ere/pairscan.h
+OS_HDRS	= src/os/defs.h src/os/signals.h src/os/fd.h src/os/clock.h \
+	  src/os/env.h
+SRCS	= src/retry.c $(CLI_SRCS) $(ATTEMPT_SRCS) $(GUARD_SRCS) $(LOG_SRCS) \
+	  $(POLICY_SRCS) $(TEXT_SRCS) $(ERE_SRCS) $(OS_SRCS)
+HDRS	= $(CLI_HDRS) $(ATTEMPT_HDRS) $(GUARD_HDRS) $(LOG_HDRS) \
+	  $(POLICY_HDRS) $(TEXT_HDRS) $(ERE_HDRS) $(OS_HDRS)
 BATS	?= bats
 TESTS	= tests
 # The suites that need no tool beyond bats, perl and procps: CI runs them
@@ -123,15 +141,15 @@ $(PROG): $(SRCS) $(HDRS)
 	    $(OPENSSL_CFLAGS) $(OPTIMIZE) $(CFLAGS) -o $(PROG) $(SRCS) \
 	    $(LDFLAGS) $(BSD_LIBS) $(HIREDIS_LIBS)
 
-# The fleet's Lua script, as a C string that src/budget.c embeds.
-src/guard-lua.h: src/guard.lua build-aux/embed-lua.sh
-	sh build-aux/embed-lua.sh GUARD_LUA_TEXT src/guard.lua >$@.tmp
+# The fleet's Lua script, as a C string that src/guard/budget.c embeds.
+src/guard/guard-lua.h: src/guard/guard.lua build-aux/embed-lua.sh
+	sh build-aux/embed-lua.sh GUARD_LUA_TEXT src/guard/guard.lua >$@.tmp
 	mv $@.tmp $@
 
 # The table-driven tests of the budget's and the breaker's rules, on
 # budget.c's pure functions (tests/rules.bats), and the script they
 # give Redis (tests/fleet.bats).
-RULES_SRCS = tests/helpers/guard-rules.c src/budget.c src/backoff.c
+RULES_SRCS = tests/helpers/guard-rules.c src/guard/budget.c src/policy/backoff.c
 tests/helpers/guard-rules: $(RULES_SRCS) $(HDRS)
 	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
 	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(OPTIMIZE) $(CFLAGS) \
@@ -152,27 +170,23 @@ tests/helpers/zombie-leader: tests/helpers/zombie-leader.c
 	    tests/helpers/zombie-leader.c $(LDFLAGS)
 
 # The table of cases of the ERE matcher (tests/ere.bats).
-ERE_SRCS = tests/helpers/ere-test.c src/ere.c src/eredfa.c src/erelit.c \
-	   src/erenfa.c src/ereclosure.c src/eresyntax.c src/ereclass.c \
-	   src/pairscan.c
-ERE_HDRS = src/ere.h src/eresyntax.h src/ereclass.h src/ereprog.h \
-	   src/erelit.h src/ereclosure.h src/pairscan.h
-tests/helpers/ere-test: $(ERE_SRCS) $(ERE_HDRS)
+ERE_TEST_SRCS = tests/helpers/ere-test.c $(ERE_SRCS)
+tests/helpers/ere-test: $(ERE_TEST_SRCS) $(ERE_HDRS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -Isrc -o tests/helpers/ere-test \
-	    $(ERE_SRCS) $(LDFLAGS)
+	    $(ERE_TEST_SRCS) $(LDFLAGS)
 
-# The same, its DFA cut to 2 states so that the NFA (src/erenfa.c) takes
+# The same, its DFA cut to 2 states so that the NFA (src/ere/erenfa.c) takes
 # every stream over as soon as it can.
-tests/helpers/ere-test-nfa: $(ERE_SRCS) $(ERE_HDRS)
+tests/helpers/ere-test-nfa: $(ERE_TEST_SRCS) $(ERE_HDRS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_TEST_NFA -Isrc \
-	    -o tests/helpers/ere-test-nfa $(ERE_SRCS) $(LDFLAGS)
+	    -o tests/helpers/ere-test-nfa $(ERE_TEST_SRCS) $(LDFLAGS)
 
 # The same, the first literal and every second one searched for by a
-# pair of their bytes (src/pairscan.c) from the start, the others by a
+# pair of their bytes (src/ere/pairscan.c) from the start, the others by a
 # byte, where the table's short lines would have all searched by a byte.
-tests/helpers/ere-test-pairs: $(ERE_SRCS) $(ERE_HDRS)
+tests/helpers/ere-test-pairs: $(ERE_TEST_SRCS) $(ERE_HDRS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_PAIRS_ALWAYS -Isrc \
-	    -o tests/helpers/ere-test-pairs $(ERE_SRCS) $(LDFLAGS)
+	    -o tests/helpers/ere-test-pairs $(ERE_TEST_SRCS) $(LDFLAGS)
 
 # The programs the suite runs besides retry: every target that runs the
 # whole suite builds them all.
@@ -215,7 +229,7 @@ uninstall:
 	    $(DESTDIR)$(FISHCOMPDIR)/retry.fish
 
 clean:
-	rm -f retry $(TEST_HELPERS) src/guard-lua.h
+	rm -f retry $(TEST_HELPERS) src/guard/guard-lua.h
 	rm -rf build fuzz/out
 
 .PHONY: all demo check check-core test-helpers install uninstall clean

@@ -1,13 +1,13 @@
 /*
- * ereline: the milliseconds src/ere.c's DFA takes over a text, fed in
+ * ereline: the milliseconds src/ere/ere.c's DFA takes over a text, fed in
  * 64 KiB pieces as match.c feeds it (issue 27).  The text is FILE, or
  * with -a N one line of N 'a' and a 'b' (with -r N, N random 'a' and 'b'
  * then a 'c'); prints, per ERE, the best of five runs and whether the
  * text matched.
  *
- *	cc -O2 -D_GNU_SOURCE -Isrc -o ereline bench/ereline.c src/ere.c \
- *	    src/eredfa.c src/erelit.c src/erenfa.c src/ereclosure.c \
- *	    src/eresyntax.c src/ereclass.c
+ *	cc -O2 -D_GNU_SOURCE -Isrc -o ereline bench/ereline.c src/ere/ere.c \
+ *	    src/ere/eredfa.c src/ere/erelit.c src/ere/erenfa.c src/ere/ereclosure.c \
+ *	    src/ere/eresyntax.c src/ere/ereclass.c
  *	ereline FILE|-a N|-r N ERE...
  */
 #include <stdbool.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ere.h"
+#include "ere/ere.h"
 
 #define PIECE	((size_t)64 * 1024)
 

@@ -5,11 +5,11 @@
  * matcher must look at all of it.  Prints, per ERE, the milliseconds of
  * one match by the libc's regexec() (or, built with -DWITH_TRE and linked
  * with libtre.a, TRE's: the two regex.h cannot be included together) and
- * by src/ere.c, retry's own matcher, each on a freshly compiled ERE.
+ * by src/ere/ere.c, retry's own matcher, each on a freshly compiled ERE.
  *
- *	cc -O2 -D_GNU_SOURCE -Isrc -o regex bench/regex.c src/ere.c \
- *	    src/eredfa.c src/erelit.c src/erenfa.c src/ereclosure.c \
- *	    src/eresyntax.c src/ereclass.c
+ *	cc -O2 -D_GNU_SOURCE -Isrc -o regex bench/regex.c src/ere/ere.c \
+ *	    src/ere/eredfa.c src/ere/erelit.c src/ere/erenfa.c src/ere/ereclosure.c \
+ *	    src/ere/eresyntax.c src/ere/ereclass.c
  *	regex [ERE...]
  */
 #include <stdio.h>
@@ -27,7 +27,7 @@
 #define MATCHER	"libc"
 #endif
 
-#include "ere.h"
+#include "ere/ere.h"
 
 #define LINE	(64 * 1024)
 

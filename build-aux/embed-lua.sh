@@ -1,7 +1,7 @@
 #!/bin/sh
 # embed-lua.sh NAME FILE: FILE (a Lua script) as a C header that defines
 # NAME as one string literal of its text, for the build to put into
-# retry (src/budget.c embeds src/guard.lua).  Only awk, so that a system
+# retry (src/guard/budget.c embeds src/guard/guard.lua).  Only awk, so that a system
 # with nothing but make and a compiler builds it; xxd is not everywhere.
 #
 # Lines that are only a comment, and the indentation, are left out: they

@@ -1,5 +1,5 @@
 /*
- * ere.c: libFuzzer harness for src/ere.c, differential against the C
+ * ere.c: libFuzzer harness for src/ere/ere.c, differential against the C
  * library's regcomp()/regexec() (glibc, C locale, REG_EXTENDED |
  * REG_NEWLINE), which retry used before.  Where glibc's answers on
  * subjects are known to be wrong (libc_unsure()), only ere's own stream
@@ -17,14 +17,14 @@
  * one a line, cut in two at a few places.  It is built twice
  * (mk/quality.mk): as retry matches (build/fuzz/ere), and with
  * -DERE_TEST_NFA (build/fuzz/ere-nfa), where the DFA keeps 2 states, so
- * that the bit-parallel NFA (src/erenfa.c) matches most of every subject
+ * that the bit-parallel NFA (src/ere/erenfa.c) matches most of every subject
  * and the hand-overs between the two happen everywhere.
  */
 #include <regex.h>
 #include <stdbool.h>
 
+#include "ere/ere.h"
 #include "fuzz.h"
-#include "ere.h"
 
 /* Whether the ERE has \1 to \9 somewhere (in a bracket, it is no
  * back-reference: then ere's refusal is checked against glibc's). */

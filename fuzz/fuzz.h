@@ -12,16 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backoff.h"
-#include "budget.h"
-#include "config.h"
-#include "defs.h"
-#include "format.h"
-#include "http.h"
-#include "jsonlog.h"
-#include "outcomes.h"
-#include "parse.h"
-#include "signals.h"
+#include "cli/config.h"
+#include "cli/parse.h"
+#include "guard/budget.h"
+#include "log/jsonlog.h"
+#include "os/defs.h"
+#include "os/signals.h"
+#include "policy/backoff.h"
+#include "policy/http.h"
+#include "policy/outcomes.h"
+#include "text/format.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -22,8 +22,8 @@
 #include <ctype.h>
 #include <stdbool.h>
 
+#include "cli/parse.h"
 #include "fuzz.h"
-#include "parse.h"
 
 #define PARAMS	40	/* bytes of parameters before a record's text */
 

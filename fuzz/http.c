@@ -1,5 +1,5 @@
 /*
- * http.c: libFuzzer harness for the --http parsers of src/http.c: the
+ * http.c: libFuzzer harness for the --http parsers of src/policy/http.c: the
  * response head (http_parse_head) and Retry-After (http_parse_retry_after,
  * http_wait).
  *

@@ -91,12 +91,12 @@ build/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 
 # The ERE harness twice: as retry runs it (the DFA, the literals' skips,
 # the NFA where the DFA thrashes), and as ere-nfa with the DFA cut to 2
-# states, so that the NFA (src/erenfa.c) takes over every stream it can
-# and the hand-overs between the two are fuzzed too (src/ereprog.h).
+# states, so that the NFA (src/ere/erenfa.c) takes over every stream it can
+# and the hand-overs between the two are fuzzed too (src/ere/ereprog.h).
 # The first also samples pieces of any length to choose how the literals
-# are searched for (src/eredfa.c), so that its short subjects reach that
+# are searched for (src/ere/eredfa.c), so that its short subjects reach that
 # choice; the second searches for the first literal and every second
-# one by a pair of their bytes (src/pairscan.c), the others by a byte.
+# one by a pair of their bytes (src/ere/pairscan.c), the others by a byte.
 build/fuzz/ere: FUZZ_DEFS += -DERE_SAMPLE_MIN=1
 build/fuzz/ere-nfa: fuzz/ere.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 	@mkdir -p $(@D)
@@ -123,12 +123,12 @@ fuzz: $(FUZZ_BINS)
 #   redundantContinue	`continue;` is KNF's empty loop body
 #   readdirCalled	readdir_r is deprecated; retry has one thread
 #   missingIncludeSystem	system headers are not cppcheck's to read
-#   clarifyCondition:src/redisstore.c  "ok = type == X" is the house's
+#   clarifyCondition:src/guard/redisstore.c  "ok = type == X" is the house's
 #			idiom; it shows since HAVE_HIREDIS is defined (so that
 #			the Redis and TLS code is checked at all)
-#   knownConditionTrueFalse:src/parse.c  fraction_ns() is called only
+#   knownConditionTrueFalse:src/cli/parse.c  fraction_ns() is called only
 #			with digits, which cppcheck cannot follow
-#   unusedFunction:src/ere.c  ere_exec() (where a match starts) serves
+#   unusedFunction:src/ere/ere.c  ere_exec() (where a match starts) serves
 #			ere-test, the fuzzer and bench/, not retry
 # clang-tidy: .clang-tidy lists the checks and why some are off;
 # build-aux/analyze.sh runs it once per file (it says why).
@@ -141,9 +141,9 @@ CPPCHECK_FLAGS	= --std=c11 --enable=warning,style,performance,portability \
 		  -DO_TMPFILE=020200000 -DF_SETPIPE_SZ=1031 -Isrc \
 		  --suppress=missingIncludeSystem --suppress=variableScope \
 		  --suppress=redundantContinue --suppress=readdirCalled \
-		  --suppress=knownConditionTrueFalse:src/parse.c \
-		  --suppress=clarifyCondition:src/redisstore.c \
-		  --suppress=unusedFunction:src/ere.c
+		  --suppress=knownConditionTrueFalse:src/cli/parse.c \
+		  --suppress=clarifyCondition:src/guard/redisstore.c \
+		  --suppress=unusedFunction:src/ere/ere.c
 # -Werror builds with both compilers, with warnings beyond the Makefile's.
 WERROR_WARN	= $(WARN) -Werror -Wshadow -Wstrict-prototypes \
 		  -Wmissing-prototypes -Wformat=2 -Wcast-qual -Wwrite-strings \

@@ -405,9 +405,9 @@ for _ in range(6000):
 	    needs "pkg-config and libbsd-overlay are needed to build retry"
 	mkdir "$WORK/plain"
 	# shellcheck disable=SC2046 # pkg-config prints several words
-	"${CC:-cc}" -std=c11 -D_GNU_SOURCE \
+	"${CC:-cc}" -std=c11 -D_GNU_SOURCE -I"$ROOT/src" \
 	    $(pkg-config --cflags libbsd-overlay) -o "$WORK/plain/retry" \
-	    "$ROOT"/src/*.c $(pkg-config --libs libbsd-overlay)
+	    "$ROOT"/src/*.c "$ROOT"/src/*/*.c $(pkg-config --libs libbsd-overlay)
 	run -125 --separate-stderr "$WORK/plain/retry" \
 	    --budget=redis://127.0.0.1/api -- touch "$WORK/ran"
 	[ "$stderr" = "retry: redis://127.0.0.1:6379/api: this retry was built without Redis support (hiredis)" ]

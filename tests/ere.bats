@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
-# src/ere.c, the ERE matcher of the output conditions, on its table of
+# src/ere/ere.c, the ERE matcher of the output conditions, on its table of
 # hand-picked cases (tests/helpers/ere-test.c): glibc's answers, glibc's
 # error words, retry's own refusals, and long lines on which the DFA's
-# cache keeps missing, so that the NFA (src/erenfa.c) takes them over.
+# cache keeps missing, so that the NFA (src/ere/erenfa.c) takes them over.
 # ere-test-nfa runs the same table with the DFA cut to 2 states, so that
 # the NFA takes over every stream it can; ere-test-pairs with every
-# literal searched for by a pair of its bytes (src/pairscan.c).
+# literal searched for by a pair of its bytes (src/ere/pairscan.c).
 # fuzz/ere.c compares it with glibc on random EREs; conditions.bats
 # drives it through retry.
 

@@ -48,7 +48,7 @@ setup() {
 	run -0 "$RULES" script
 	local codes
 	codes=$(sed -n 's/^[[:space:]]*X(\([A-Z_]*\), \([0-9]*\)).*/local \1 = \2/p' \
-	    "$ROOT/src/guardcodes.h")
+	    "$ROOT/src/guard/guardcodes.h")
 	[ "$(wc -l <<<"$codes")" -eq 11 ]
 	[ "$(head -n 11 <<<"$output")" = "$codes" ]
 	# No comment line of guard.lua is sent to the server.

@@ -1,5 +1,5 @@
 /*
- * ere-test: the table of hand-picked cases for src/ere.c, run by
+ * ere-test: the table of hand-picked cases for src/ere/ere.c, run by
  * tests/ere.bats.  Each case is an ERE and either the error it must give
  * or a text and where its leftmost match must start (-1: no line
  * matches).  Prints one line per failed case and exits 1 if any failed;
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ere.h"
+#include "ere/ere.h"
 
 struct test {
 	const char	*ere;
@@ -403,7 +403,7 @@ run_long(void)
 
 /*
  * Long lines on which the DFA needs a new state at nearly every byte, so
- * that the NFA (src/erenfa.c) takes them over: whether each matches and
+ * that the NFA (src/ere/erenfa.c) takes them over: whether each matches and
  * where the match is seen (at, from the start of the text; the length
  * for a match seen only at the end of the stream), fed whole, in pieces
  * of 4093 and 509 bytes, and a byte at a time.  The text is 64 KiB of
@@ -509,7 +509,7 @@ static const struct ltest ltests[] = {
 	    false, 0 },
 	/*
 	 * Words whose every byte is common in the stream, which is searched
-	 * for them by a pair of their bytes (src/pairscan.c), 32 places a
+	 * for them by a pair of their bytes (src/ere/pairscan.c), 32 places a
 	 * step: found where a step begins and ends, across two pieces, at
 	 * the very end, with bytes of 0x80 and above; not found when a byte
 	 * is missing, or a NUL is before them on their line.

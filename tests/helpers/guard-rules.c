@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backoff.h"
-#include "budget.h"
-#include "defs.h"
+#include "guard/budget.h"
+#include "os/defs.h"
+#include "policy/backoff.h"
 
 #define FIELDS	6	/* of a record: tokens state failures until ... */
 #define ARGS_MAX 6

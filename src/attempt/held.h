@@ -1,0 +1,23 @@
+/*
+ * held.h: what held.c offers its callers: --hold-stdout, the held file
+ * from creation to drain.
+ */
+#ifndef HELD_H
+#define HELD_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+
+#include "os/defs.h"
+#include "os/signals.h"
+
+struct held;
+struct held	*held_open(void);
+void		 held_begin(struct held *h);
+ssize_t		 held_take(struct held *h, int in, size_t len);
+ssize_t		 held_write(struct held *h, const char *buf, size_t n);
+int		 held_flush(const struct sigstate *ss, const struct held *h,
+		    int out, nsec_t deadline);
+
+#endif /* HELD_H */

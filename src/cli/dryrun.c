@@ -1,0 +1,201 @@
+/*
+ * dryrun.c: --dry-run, the schedule as a table on stdout.  The rows are
+ * drawn by the same backoff.c calls in the same order as a real run, with
+ * every attempt taken to fail at once, so that with --seed the draw
+ * column is what a run sleeps.  The columns line up: a first pass
+ * measures the rows (which columns need 9 decimals rather than 3, and how
+ * wide each is), a second prints them, from the same seed.  Both passes
+ * are bounded: unlimited attempts show DRYRUN_UNLIMITED_ROWS rows and a
+ * count above DRYRUN_MAX_ROWS shows that many, so that the table starts
+ * at once whatever -n says (-n 9223372036854775807 once ran until killed).
+ */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "os/defs.h"
+#include "policy/backoff.h"
+#include "text/format.h"
+#include "config.h"
+#include "dryrun.h"
+#include "parse.h"
+
+/* The dry run's columns after "attempt": window, min, max, draw, elapsed. */
+#define DRY_COLS	5
+#define DRY_WIDTH	14	/* the least width of a column */
+
+struct dry_table {
+	bool		 sub_ms[DRY_COLS];	/* needs 9 decimals, not 3 */
+	nsec_t		 most[DRY_COLS];	/* the largest finite value */
+	int		 width[DRY_COLS];
+	bool		 print;			/* or only measure */
+	long long	 cut;		/* --max-time ends the run before it */
+	nsec_t		 worst;		/* the sum of the max column */
+};
+
+/* A value of column i as the table shows it; a negative one is "-". */
+static void
+dry_cell(const struct dry_table *t, int i, nsec_t v, char *buf, size_t len)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else
+		format_fixed(buf, len, v, t->sub_ms[i] ? 9 : 3);
+}
+
+/* One row: measured on the first pass, printed on the second. */
+static void
+dry_row(struct dry_table *t, long long k, const nsec_t v[DRY_COLS])
+{
+	char cell[DRY_COLS][32];
+	int i;
+
+	for (i = 0; i < DRY_COLS; i++) {
+		if (t->print) {
+			dry_cell(t, i, v[i], cell[i], sizeof(cell[i]));
+			continue;
+		}
+		if (v[i] < 0 || v[i] == NSEC_INF)
+			continue;
+		t->sub_ms[i] |= v[i] % NSEC_PER_MSEC != 0;
+		if (v[i] > t->most[i])
+			t->most[i] = v[i];
+	}
+	if (t->print)
+		printf("%7lld %*s %*s %*s %*s %*s\n", k, t->width[0], cell[0],
+		    t->width[1], cell[1], t->width[2], cell[2], t->width[3],
+		    cell[3], t->width[4], cell[4]);
+}
+
+/*
+ * The rows, drawn by the same calls in the same order as a real run,
+ * with every attempt taken to fail at once.
+ */
+static void
+dry_walk(const struct config *cfg, uint64_t seed, struct dry_table *t)
+{
+	const struct schedule *s = &cfg->sched;
+	struct backoff b;
+	nsec_t v[DRY_COLS], since_start = 0, draw;
+	long long k, rows;
+
+	backoff_init(&b, s, true, seed);
+	rows = cfg->attempts != 0 ? cfg->attempts : DRYRUN_UNLIMITED_ROWS;
+	if (rows > DRYRUN_MAX_ROWS)
+		rows = DRYRUN_MAX_ROWS;
+	t->cut = 0;
+	v[0] = -1;
+	v[1] = 0;
+	v[2] = t->worst = s->splay;
+	v[3] = v[4] = backoff_splay(&b);
+	dry_row(t, 1, v);
+	for (k = 2; k <= rows; k++) {
+		draw = backoff_next(&b, k - 1);
+		if (cfg->max_time != 0 &&
+		    nsec_add(since_start, draw) >= cfg->max_time) {
+			t->cut = k;
+			break;
+		}
+		since_start = nsec_add(since_start, draw);
+		v[0] = backoff_window(s, k - 1);
+		backoff_bounds(s, k - 1, &v[1], &v[2]);
+		v[3] = draw;
+		v[4] = nsec_add(v[4], draw);
+		t->worst = nsec_add(t->worst, v[2]);
+		dry_row(t, k, v);
+	}
+}
+
+/* --delays: the list the windows come from. */
+static void
+dry_delays(const struct schedule *s)
+{
+	char w[40];
+	int i;
+
+	if (s->ndelays == 0)
+		return;
+	printf("# --delays=");
+	for (i = 0; i < s->ndelays; i++) {
+		format_span(w, sizeof(w), s->delays[i]);
+		printf("%s%s", i > 0 ? "," : "", w);
+	}
+	printf(": retry k waits value k, the last repeated\n");
+}
+
+/* Where a guard keeps its state: the Redis URL as parsed, or a file. */
+static void
+dry_guard(const struct guard_spec *g, const char *what)
+{
+	char url[GUARD_TARGET_MAX];
+
+	if (g->name[0] == '\0')
+		return;
+	guard_target(url, sizeof(url), g);
+	printf("# %s '%s': %s%s\n", what, g->name, url[0] != '\0' ?
+	    "in Redis at " : "in a local state file", url);
+}
+
+/*
+ * --dry-run: the schedule as a table whose columns line up, each with
+ * one number of decimals for all its values: a first pass measures the
+ * rows, a second prints them, from the same seed.
+ */
+int
+dry_run(const struct config *cfg)
+{
+	struct dry_table t;
+	uint64_t seed = cfg->seed;
+	char w[32];
+	int i;
+
+	if (!cfg->seeded)
+		seed = (uint64_t)arc4random() << 32 | arc4random();
+	memset(&t, 0, sizeof(t));
+	dry_walk(cfg, seed, &t);
+	for (i = 0; i < DRY_COLS; i++) {
+		dry_cell(&t, i, t.most[i], w, sizeof(w));
+		t.width[i] = strlen(w) > DRY_WIDTH ? (int)strlen(w) : DRY_WIDTH;
+	}
+	printf("%7s %*s %*s %*s %*s %*s\n", "attempt", t.width[0], "window",
+	    t.width[1], "min", t.width[2], "max", t.width[3], "draw",
+	    t.width[4], "elapsed");
+	t.print = true;
+	dry_walk(cfg, seed, &t);
+	if (t.cut != 0) {
+		format_seconds(w, sizeof(w), cfg->max_time);
+		printf("# --max-time=%ss ends the run before attempt %lld\n", w,
+		    t.cut);
+	}
+	format_seconds(w, sizeof(w), t.worst);
+	/* A saturated sum prints as "inf", which takes no unit. */
+	printf("# worst-case total sleep for the rows above: %s%s\n", w,
+	    t.worst == NSEC_INF ? "" : "s");
+	if (cfg->reset_after != 0) {
+		format_seconds(w, sizeof(w), cfg->reset_after);
+		printf("# --reset-after=%ss starts the schedule over after an "
+		    "attempt that runs that long; a dry run cannot know how "
+		    "long attempts run\n", w);
+	}
+	dry_delays(&cfg->sched);
+	if (cfg->stall != 0) {
+		format_span(w, sizeof(w), cfg->stall);
+		printf("# --stall-timeout=%s: an attempt with no output for %s "
+		    "is timed out\n", w, w);
+	}
+	dry_guard(&cfg->budget, "retry budget");
+	dry_guard(&cfg->breaker, "circuit breaker");
+	if (cfg->env_options != NULL)
+		printf("# options from RETRY_OPTIONS: %s\n", cfg->env_options);
+	/* Not when --max-time cut the table before the 20th row. */
+	if (cfg->attempts == 0 && t.cut == 0)
+		printf("# attempts are unlimited: the first %d are shown\n",
+		    DRYRUN_UNLIMITED_ROWS);
+	else if (cfg->attempts > DRYRUN_MAX_ROWS && t.cut == 0)
+		printf("# %lld attempts are too many to list: the first %d "
+		    "are shown\n", cfg->attempts, DRYRUN_MAX_ROWS);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(EXIT_CANCELED, "standard output");
+	return 0;
+}

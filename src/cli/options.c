@@ -1,0 +1,757 @@
+/*
+ * options.c: the command line.  parse_options() turns argv into a struct
+ * config, with the defaults first, then --preset's schedule, then the
+ * options in their order, and on a bad option or value writes
+ * one line that names the option and the value; the values themselves
+ * are parse.c's to convert.  It parses the words of RETRY_OPTIONS
+ * (envopts.c splits them) before argv, in the same way:
+ * argv wins where both set something, and a LIST in argv replaces the
+ * variable's unless it starts with +; every word of the variable is
+ * checked all the same, and every error it causes says so.  Nothing here exits or prints, so
+ * the fuzz harnesses can drive it directly.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attempt/match.h"
+#include "log/jsonlog.h"
+#include "os/defs.h"
+#include "policy/backoff.h"
+#include "policy/outcomes.h"
+#include "policy/preset.h"
+#include "text/format.h"
+#include "config.h"
+#include "parse.h"
+
+#define VALUE_SHOWN	100	/* bytes of a bad value quoted in an error */
+
+#define IN_ENV		" (in RETRY_OPTIONS)"
+
+/*
+ * Where what the checks across options name came from: RETRY_OPTIONS or
+ * argv, so that an error says which; the last to set it decides.
+ */
+struct origin {
+	bool		 cap, base, preset, until, budget, breaker;
+	bool		 http[3];	/* RETRY_OPTIONS' LIST had http: */
+};
+
+/* One vector's pass: RETRY_OPTIONS' words, then argv. */
+struct pass {
+	bool		 from_env;
+	struct outcome_set lists[3];	/* -r, -x, --success-on before it */
+	bool		 seen[MATCH_KINDS];	/* an output rule of this pass */
+	const char	*cap_arg, *base_arg;	/* NULL: default or preset */
+	struct origin	 env;		/* what RETRY_OPTIONS set */
+	int		 end;		/* the first word that is no option */
+	const char	*computed;	/* -b, -f, -c or --preset of this pass */
+	bool		 delays;	/* --delays in this pass */
+	bool		 jitter;	/* -j in either pass */
+};
+
+void
+config_defaults(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->attempts = 5;
+	cfg->sched.base = NSEC_PER_SEC;
+	cfg->sched.cap = 60 * NSEC_PER_SEC;
+	cfg->sched.factor = 2;
+	cfg->sched.jitter.kind = JITTER_FULL;
+	outcomes_default_retry(&cfg->retry_on);
+	outcomes_add_exit(&cfg->success_on, 0);
+	cfg->timeout_signal = SIGTERM;
+	cfg->kill_after = 10 * NSEC_PER_SEC;
+	cfg->log_format = LOG_TEXT;
+}
+
+
+enum {
+	OPT_SPLAY = 256,
+	OPT_SEED,
+	OPT_SUCCESS_ON,
+	OPT_FOREGROUND,
+	OPT_DRY_RUN,
+	OPT_SUCCESS_IF_OUTPUT,
+	OPT_STOP_IF_OUTPUT,
+	OPT_RETRY_IF_OUTPUT,
+	OPT_ON_RETRY,
+	OPT_ON_GIVE_UP,
+	OPT_RESET_AFTER,
+	OPT_LOG_FORMAT,
+	OPT_LOG_FILE,
+	OPT_HTTP,
+	OPT_BUDGET,
+	OPT_BREAKER,
+	OPT_JSON_LOG,
+	OPT_PRESET,
+	OPT_UNTIL_FAILURE,
+	OPT_DELAYS
+};
+
+static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:S:IOqvhV";
+
+static const struct option longopts[] = {
+	{ "attempts",		required_argument,	NULL, 'n' },
+	{ "base",		required_argument,	NULL, 'b' },
+	{ "factor",		required_argument,	NULL, 'f' },
+	{ "cap",		required_argument,	NULL, 'c' },
+	{ "jitter",		required_argument,	NULL, 'j' },
+	{ "splay",		required_argument,	NULL, OPT_SPLAY },
+	{ "seed",		required_argument,	NULL, OPT_SEED },
+	{ "retry-on",		required_argument,	NULL, 'r' },
+	{ "stop-on",		required_argument,	NULL, 'x' },
+	{ "success-on",		required_argument,	NULL, OPT_SUCCESS_ON },
+	{ "timeout",		required_argument,	NULL, 't' },
+	{ "signal",		required_argument,	NULL, 's' },
+	{ "kill-after",		required_argument,	NULL, 'k' },
+	{ "max-time",		required_argument,	NULL, 'm' },
+	{ "stall-timeout",	required_argument,	NULL, 'S' },
+	{ "foreground",		no_argument,		NULL, OPT_FOREGROUND },
+	{ "budget",		required_argument,	NULL, OPT_BUDGET },
+	{ "breaker",		required_argument,	NULL, OPT_BREAKER },
+	{ "replay-stdin",	no_argument,		NULL, 'I' },
+	{ "hold-stdout",	no_argument,		NULL, 'O' },
+	{ "log-format",		required_argument,	NULL, OPT_LOG_FORMAT },
+	{ "log-file",		required_argument,	NULL, OPT_LOG_FILE },
+	{ "http",		required_argument,	NULL, OPT_HTTP },
+	{ "json-log",		required_argument,	NULL, OPT_JSON_LOG },
+	{ "preset",		required_argument,	NULL, OPT_PRESET },
+	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
+	{ "success-if-output",	required_argument,	NULL,
+	    OPT_SUCCESS_IF_OUTPUT },
+	{ "stop-if-output",	required_argument,	NULL, OPT_STOP_IF_OUTPUT },
+	{ "retry-if-output",	required_argument,	NULL,
+	    OPT_RETRY_IF_OUTPUT },
+	{ "on-retry",		required_argument,	NULL, OPT_ON_RETRY },
+	{ "on-give-up",		required_argument,	NULL, OPT_ON_GIVE_UP },
+	{ "reset-after",	required_argument,	NULL, OPT_RESET_AFTER },
+	{ "until-failure",	no_argument,		NULL, OPT_UNTIL_FAILURE },
+	{ "delays",		required_argument,	NULL, OPT_DELAYS },
+	{ "quiet",		no_argument,		NULL, 'q' },
+	{ "verbose",		no_argument,		NULL, 'v' },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ "version",		no_argument,		NULL, 'V' },
+	{ NULL,			0,			NULL, 0 }
+};
+
+static const char *
+long_name(int val)
+{
+	const struct option *o;
+
+	for (o = longopts; o->name != NULL; o++)
+		if (o->val == val)
+			return o->name;
+	return "?";
+}
+
+/*
+ * An ERE is compiled by match.c, when the run starts.  The first rule of
+ * a kind in argv replaces those of RETRY_OPTIONS.
+ */
+static const char *
+add_output_rule(struct config *cfg, struct pass *p, enum match_kind k,
+    const char *re)
+{
+	if (!p->seen[k])
+		cfg->conds.noutput[k] = 0;
+	p->seen[k] = true;
+	if (cfg->conds.noutput[k] == OUTPUT_RULES_MAX)
+		return "too many, the limit is 16";
+	cfg->conds.output[k][cfg->conds.noutput[k]++] = re;
+	return NULL;
+}
+
+/* The value of a log option: where the messages go, in which form. */
+static const char *
+parse_log_value(int opt, const char *arg, struct config *cfg)
+{
+	switch (opt) {
+	case OPT_LOG_FORMAT:
+		return parse_log_format(arg, &cfg->log_format);
+	case OPT_LOG_FILE:
+		cfg->log_file = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_JSON_LOG:
+		cfg->json_log = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * --stall-timeout and --delays (issue 28), then the log options; why (len
+ * bytes) is room for a reason.
+ */
+static const char *
+parse_limit_value(int opt, const char *arg, struct config *cfg, char *why,
+    size_t len)
+{
+	switch (opt) {
+	case 'S':
+		return parse_duration(arg, &cfg->stall, false);
+	case OPT_DELAYS:
+		return parse_delays(arg, &cfg->sched, why, len);
+	default:
+		return parse_log_value(opt, arg, cfg);
+	}
+}
+
+/*
+ * A LIST of --retry-on, --stop-on or --success-on over what that option
+ * was before this pass: its default, or what RETRY_OPTIONS made it; why
+ * (len bytes) is room for the reason.
+ */
+static const char *
+parse_list(int opt, const char *arg, struct config *cfg,
+    const struct pass *p, char *why, size_t len)
+{
+	switch (opt) {
+	case 'r':
+		return parse_outcomes(arg, &cfg->retry_on, &p->lists[0], why,
+		    len);
+	case 'x':
+		return parse_outcomes(arg, &cfg->stop_on, &p->lists[1], why,
+		    len);
+	default:
+		return parse_outcomes(arg, &cfg->success_on, &p->lists[2], why,
+		    len);
+	}
+}
+
+/*
+ * The value of one option that takes an argument; NULL or a reason,
+ * which may be written to why (len bytes).
+ */
+static const char *
+parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
+    char *why, size_t len)
+{
+	struct schedule *s = &cfg->sched;
+
+	switch (opt) {
+	case 'n':
+		return parse_attempts(arg, &cfg->attempts);
+	case 'b':
+		return parse_duration(arg, &s->base, false);
+	case 'f':
+		return parse_factor(arg, &s->factor);
+	case 'c':
+		return parse_duration(arg, &s->cap, false);
+	case 'j':
+		return parse_jitter(arg, &s->jitter);
+	case OPT_SPLAY:
+		return parse_duration(arg, &s->splay, false);
+	case OPT_SEED:
+		cfg->seeded = true;
+		return parse_seed(arg, &cfg->seed);
+	case 'r':
+	case 'x':
+	case OPT_SUCCESS_ON:
+		return parse_list(opt, arg, cfg, p, why, len);
+	case 't':
+		return parse_duration(arg, &cfg->timeout, false);
+	case 's':
+		return parse_signal(arg, &cfg->timeout_signal);
+	case 'k':
+		return parse_duration(arg, &cfg->kill_after, true);
+	case 'm':
+		return parse_duration(arg, &cfg->max_time, false);
+	case OPT_PRESET:
+		/* Applied before the other options, by parse_options(). */
+		return preset_apply(arg, NULL, NULL, NULL, NULL);
+	case OPT_HTTP:
+		cfg->http_file = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_SUCCESS_IF_OUTPUT:
+		return add_output_rule(cfg, p, MATCH_SUCCESS, arg);
+	case OPT_STOP_IF_OUTPUT:
+		return add_output_rule(cfg, p, MATCH_STOP, arg);
+	case OPT_RETRY_IF_OUTPUT:
+		return add_output_rule(cfg, p, MATCH_RETRY, arg);
+	case OPT_ON_RETRY:
+		cfg->on_retry = arg;
+		return *arg == '\0' ? "empty command" : NULL;
+	case OPT_ON_GIVE_UP:
+		cfg->on_give_up = arg;
+		return *arg == '\0' ? "empty command" : NULL;
+	case OPT_RESET_AFTER:
+		return parse_duration(arg, &cfg->reset_after, false);
+	case OPT_BUDGET:
+		return parse_budget(arg, &cfg->budget);
+	case OPT_BREAKER:
+		return parse_breaker(arg, &cfg->breaker);
+	default:
+		return parse_limit_value(opt, arg, cfg, why, len);
+	}
+}
+
+static bool
+parse_flag(int opt, struct config *cfg)
+{
+	switch (opt) {
+	case OPT_FOREGROUND:
+		cfg->foreground = true;
+		return true;
+	case 'I':
+		cfg->replay_stdin = true;
+		return true;
+	case 'O':
+		cfg->hold_stdout = true;
+		return true;
+	case OPT_DRY_RUN:
+		cfg->dry_run = true;
+		return true;
+	case OPT_UNTIL_FAILURE:
+		cfg->until_failure = true;
+		return true;
+	case 'q':
+		cfg->verbosity = -1;
+		return true;
+	case 'v':
+		cfg->verbosity = 1;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * What getopt rejected: an unknown option or a missing value.  word is
+ * the argument getopt was working on: argv[optind - 1] would be the one
+ * before it when the bad letter starts a cluster such as -Zq.
+ */
+static void
+describe_bad_option(int opt, const char *word, char *err, size_t len)
+{
+	bool is_long = strncmp(word, "--", 2) == 0;
+
+	if (opt == ':') {
+		if (is_long)
+			snprintf(err, len, "option '%s' needs a value", word);
+		else
+			snprintf(err, len, "option '-%c' needs a value",
+			    optopt);
+	} else if (is_long && optopt != 0)	/* known, but --flag=value */
+		snprintf(err, len, "option '--%s' takes no value",
+		    long_name(optopt));
+	else if (!is_long)
+		snprintf(err, len, "unknown option '-%c'", optopt);
+	else
+		snprintf(err, len, "unknown option '%s'", word);
+}
+
+/*
+ * An http: item in a LIST means nothing without a head to read it from:
+ * silently ignored, -x http:404 would let every 404 be retried.
+ */
+static bool
+check_http_items(const struct config *cfg, const struct origin *env,
+    char *err, size_t len)
+{
+	static const char *const names[] = { "--retry-on", "--stop-on",
+	    "--success-on" };
+	const struct outcome_set *lists[] = { &cfg->retry_on, &cfg->stop_on,
+	    &cfg->success_on };
+	int i, bad = -1;
+	bool from_env = false;
+
+	if (cfg->http_file != NULL)
+		return true;
+	/* RETRY_OPTIONS' words are checked even where argv replaced them. */
+	for (i = 0; i < 3 && bad == -1; i++)
+		if (env->http[i])
+			bad = i;
+	from_env = bad != -1;
+	for (i = 0; i < 3 && bad == -1; i++)
+		if (outcomes_have_http(lists[i]))
+			bad = i;
+	if (bad == -1)
+		return true;
+	snprintf(err, len, "%s%s names HTTP statuses, which need --http=FILE "
+	    "to be read", from_env ? "RETRY_OPTIONS: " : "", names[bad]);
+	return false;
+}
+
+/*
+ * --delays: no jitter unless -j asks for one, which then jitters each
+ * value as its window; base and cap become the first and the longest, as
+ * the logs and the guards read them.
+ */
+static bool
+check_delay_jitter(struct schedule *s, bool jitter_given, char *err,
+    size_t len)
+{
+	int i;
+
+	if (!jitter_given)
+		s->jitter.kind = JITTER_NONE;
+	if (s->jitter.kind == JITTER_DECORRELATED) {
+		snprintf(err, len, "--delays and --jitter=decorrelated cannot "
+		    "be combined: decorrelated jitter draws from the previous "
+		    "sleep, not from a list");
+		return false;
+	}
+	s->base = s->cap = s->delays[0];
+	for (i = 1; i < s->ndelays; i++)
+		if (s->delays[i] > s->cap)
+			s->cap = s->delays[i];
+	s->first_now = false;
+	return true;
+}
+
+/*
+ * Why --cap is below --base: both named in err, each from RETRY_OPTIONS
+ * or argv, or the base that --preset gave.
+ */
+static void
+describe_low_cap(const struct config *cfg, const char *cap_arg,
+    const char *base_arg, const struct origin *env, char *err, size_t len)
+{
+	/* Both from RETRY_OPTIONS: the whole error is the variable's. */
+	bool all_env = env->cap && (base_arg != NULL ? env->base :
+	    cfg->preset == NULL || env->preset);
+	const char *pre = all_env ? "RETRY_OPTIONS: " : "";
+	const char *cap_in = env->cap && !all_env ? IN_ENV : "";
+	char base[32];
+
+	if (base_arg == NULL && cfg->preset != NULL) {
+		format_seconds(base, sizeof(base), cfg->sched.base);
+		snprintf(err, len, "%sinvalid --cap '%.*s'%s: below the base "
+		    "of --preset=%s%s, %ss", pre, VALUE_SHOWN, cap_arg, cap_in,
+		    cfg->preset, env->preset && !all_env ? IN_ENV : "", base);
+	} else
+		snprintf(err, len, "%sinvalid --cap '%.*s'%s: below --base "
+		    "'%.*s'%s", pre, VALUE_SHOWN, cap_arg, cap_in, VALUE_SHOWN,
+		    base_arg != NULL ? base_arg : "1s",
+		    base_arg != NULL && env->base && !all_env ? IN_ENV : "");
+}
+
+/* --until-failure with a guard, each said to be from where it came. */
+static void
+describe_until_guard(const struct config *cfg, const struct origin *env,
+    char *err, size_t len)
+{
+	bool budget = cfg->budget.name[0] != '\0';
+	bool guard_env = budget ? env->budget : env->breaker;
+	bool all_env = env->until && guard_env;
+
+	snprintf(err, len, "%s--until-failure%s and --%s%s cannot be "
+	    "combined: it stops at the first failure, so nothing is retried",
+	    all_env ? "RETRY_OPTIONS: " : "", env->until && !all_env ?
+	    IN_ENV : "", budget ? "budget" : "breaker", guard_env &&
+	    !all_env ? IN_ENV : "");
+}
+
+/*
+ * What no single option can check; false with err filled in.  base_arg
+ * is NULL when the base is the default or the preset's.
+ */
+static bool
+check_config(struct config *cfg, const struct pass *p, char *err,
+    size_t len)
+{
+	struct schedule *s = &cfg->sched;
+
+	if (p->cap_arg != NULL && s->cap < s->base) {
+		describe_low_cap(cfg, p->cap_arg, p->base_arg, &p->env, err,
+		    len);
+		return false;
+	}
+	if (s->cap < s->base)
+		s->cap = s->base;
+	if (s->ndelays > 0 && !check_delay_jitter(s, p->jitter, err, len))
+		return false;
+	if (!check_http_items(cfg, &p->env, err, len))
+		return false;
+	/* A budget and a breaker meter retries; this run retries nothing. */
+	if (cfg->until_failure && (cfg->budget.name[0] != '\0' ||
+	    cfg->breaker.name[0] != '\0')) {
+		describe_until_guard(cfg, &p->env, err, len);
+		return false;
+	}
+	/* As in timeout(1), -k 0 sends no KILL at all. */
+	if (cfg->kill_after == 0)
+		cfg->kill_after = NSEC_INF;
+	if (!cfg->dry_run && cfg->argv == NULL) {
+		snprintf(err, len, "no command given");
+		return false;
+	}
+	return true;
+}
+
+/* The last --preset of argv, or NULL; errors are left to parse_vector(). */
+static const char *
+find_preset(int argc, char **argv)
+{
+	const char *preset = NULL;
+	int opt;
+
+	optind = 0;	/* a full reset, for glibc and the BSDs alike */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, shortopts, longopts,
+	    NULL)) != -1)
+		if (opt == OPT_PRESET)
+			preset = optarg;
+	return preset;
+}
+
+/*
+ * What RETRY_OPTIONS may not hold: what is no setting for every run, and
+ * --dry-run, which would make every run do nothing.  NULL or the reason.
+ */
+static const char *
+refused_from_env(int opt, const char *arg)
+{
+	switch (opt) {
+	case 'h':
+		return "--help";
+	case 'V':
+		return "--version";
+	case OPT_DRY_RUN:
+		return "--dry-run";
+	case OPT_PRESET:
+		return arg != NULL && strcmp(arg, "list") == 0 ?
+		    "--preset=list" : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* What --delays replaces, or goes with, as this pass gives it. */
+static void
+note_schedule_option(int opt, struct pass *p)
+{
+	switch (opt) {
+	case 'b':
+	case 'f':
+	case 'c':
+	case OPT_PRESET:
+		if (p->computed == NULL)
+			p->computed = long_name(opt);
+		break;
+	case OPT_DELAYS:
+		p->delays = true;
+		break;
+	case 'j':
+		p->jitter = true;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Whether the options that the checks across options name came from
+ * RETRY_OPTIONS: the last pass to give one decides.
+ */
+static void
+note_origin(int opt, struct pass *p)
+{
+	switch (opt) {
+	case 'c':
+		p->env.cap = p->from_env;
+		break;
+	case 'b':
+		p->env.base = p->from_env;
+		break;
+	case OPT_UNTIL_FAILURE:
+		p->env.until = p->from_env;
+		break;
+	case OPT_BUDGET:
+		p->env.budget = p->from_env;
+		break;
+	case OPT_BREAKER:
+		p->env.breaker = p->from_env;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * --delays replaces the computed schedule: one vector may not give both;
+ * across RETRY_OPTIONS and argv, argv's wins.  false with err filled in.
+ */
+static bool
+check_delays(struct config *cfg, const struct pass *p, char *err,
+    size_t len)
+{
+	if (p->delays && p->computed != NULL) {
+		snprintf(err, len, "--delays and --%s cannot be combined: the "
+		    "list replaces the computed schedule", p->computed);
+		return false;
+	}
+	if (!p->from_env && p->computed != NULL)
+		cfg->sched.ndelays = 0;	/* argv's schedule over the env's */
+	return true;
+}
+
+/* One option of a pass: a flag, or one that takes a value. */
+static enum parse_result
+parse_one(int opt, struct config *cfg, struct pass *p, char *err,
+    size_t len)
+{
+	const char *why, *arg = optarg != NULL ? optarg : "";
+	char whybuf[160];
+
+	note_origin(opt, p);
+	if (parse_flag(opt, cfg))
+		return PARSE_OK;
+	if (opt == 'c')
+		p->cap_arg = arg;
+	else if (opt == 'b')
+		p->base_arg = arg;
+	note_schedule_option(opt, p);
+	if ((why = parse_value(opt, arg, cfg, p, whybuf,
+	    sizeof(whybuf))) != NULL) {
+		/* A huge value must not push the reason out. */
+		snprintf(err, len, "invalid --%s '%.*s%s': %s",
+		    long_name(opt), VALUE_SHOWN, arg,
+		    strlen(arg) > VALUE_SHOWN ? "..." : "", why);
+		return PARSE_ERROR;
+	}
+	return PARSE_OK;
+}
+
+/*
+ * The options of one vector into cfg; p->end is the index of its first
+ * word that is no option.  last_arg catches a "--" that ended the
+ * options, which RETRY_OPTIONS may not hold.
+ */
+static enum parse_result
+parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
+    char *err, size_t len)
+{
+	enum parse_result r;
+	const char *refused, *last_arg = NULL;
+	int opt, at;
+
+	p->lists[0] = cfg->retry_on;
+	p->lists[1] = cfg->stop_on;
+	p->lists[2] = cfg->success_on;
+	memset(p->seen, 0, sizeof(p->seen));
+	p->computed = NULL;
+	p->delays = false;
+	optind = 0;
+	opterr = 0;
+	while ((at = optind > 0 ? optind : 1, opt = getopt_long(argc, argv,
+	    shortopts, longopts, NULL)) != -1) {
+		if (p->from_env && (refused = refused_from_env(opt,
+		    optarg)) != NULL) {
+			snprintf(err, len, "%s is not allowed there", refused);
+			return PARSE_ERROR;
+		}
+		if (opt == 'h')
+			return PARSE_HELP;
+		if (opt == 'V')
+			return PARSE_VERSION;
+		if (opt == OPT_PRESET && optarg != NULL &&
+		    strcmp(optarg, "list") == 0)
+			return PARSE_PRESETS;
+		if (opt == '?' || opt == ':') {
+			describe_bad_option(opt, argv[at], err, len);
+			return PARSE_ERROR;
+		}
+		if ((r = parse_one(opt, cfg, p, err, len)) != PARSE_OK)
+			return r;
+		last_arg = optarg;
+	}
+	p->end = optind;
+	if (!check_delays(cfg, p, err, len))
+		return PARSE_ERROR;
+	if (p->from_env && optind > 1 && strcmp(argv[optind - 1], "--") ==
+	    0 && argv[optind - 1] != last_arg) {
+		snprintf(err, len, "'--' is not allowed there: the command "
+		    "goes on the command line");
+		return PARSE_ERROR;
+	}
+	if (p->from_env && optind < argc) {
+		snprintf(err, len, "'%.*s' is not an option: the command "
+		    "goes on the command line", VALUE_SHOWN, argv[optind]);
+		return PARSE_ERROR;
+	}
+	return PARSE_OK;
+}
+
+/*
+ * The EREs of RETRY_OPTIONS, compiled now and dropped: argv may replace
+ * them, and every word of the variable is checked all the same.
+ */
+static bool
+check_env_eres(const struct match_rules *conds, char *why, size_t len)
+{
+	struct matcher *m;
+
+	if ((m = matcher_open(conds, why, len)) == NULL && *why != '\0')
+		return false;
+	matcher_free(m);
+	return true;
+}
+
+/*
+ * The words of RETRY_OPTIONS: their errors say where they came from.
+ * What argv may still replace is checked here, on the variable's own.
+ */
+static enum parse_result
+parse_env_words(int envc, char **envv, struct config *cfg,
+    struct pass *p, char *err, size_t len)
+{
+	enum parse_result r;
+	char why[400];
+
+	p->from_env = true;
+	if ((r = parse_vector(envc, envv, cfg, p, why, sizeof(why))) ==
+	    PARSE_OK && !check_env_eres(&cfg->conds, why, sizeof(why)))
+		r = PARSE_ERROR;
+	if (r == PARSE_ERROR)
+		snprintf(err, len, "RETRY_OPTIONS: %s", why);
+	p->from_env = false;
+	/* Without --http in RETRY_OPTIONS, argv may still give one. */
+	p->env.http[0] = outcomes_have_http(&cfg->retry_on);
+	p->env.http[1] = outcomes_have_http(&cfg->stop_on);
+	p->env.http[2] = outcomes_have_http(&cfg->success_on);
+	return r;
+}
+
+/*
+ * Fills cfg from the words of RETRY_OPTIONS (envv, NULL-terminated, the
+ * first standing for the program; NULL: none), then argv.  On
+ * PARSE_ERROR, err holds one line without the program name or the
+ * --help hint, which the caller adds.
+ */
+enum parse_result
+parse_options(char **envv, int argc, char **argv, struct config *cfg,
+    char *err, size_t len)
+{
+	enum parse_result r;
+	struct pass p;
+	const char *preset = NULL, *argv_preset;
+	int envc = 0;
+
+	config_defaults(cfg);
+	memset(&p, 0, sizeof(p));
+	while (envv != NULL && envv[envc] != NULL)
+		envc++;
+	/* A --preset goes first, whichever vector names it; argv's wins. */
+	if (envc > 1 && envv != NULL)
+		preset = find_preset(envc, envv);
+	if ((argv_preset = find_preset(argc, argv)) != NULL)
+		preset = argv_preset;
+	p.env.preset = preset != NULL && argv_preset == NULL;
+	if (preset != NULL && preset_apply(preset, &cfg->sched,
+	    &cfg->attempts, &cfg->max_time, &cfg->reset_after) == NULL)
+		cfg->preset = preset;
+	if (envc > 1 && envv != NULL && (r = parse_env_words(envc, envv, cfg,
+	    &p, err, len)) != PARSE_OK)
+		return r;
+	if ((r = parse_vector(argc, argv, cfg, &p, err, len)) != PARSE_OK)
+		return r;
+	cfg->argv = p.end < argc ? argv + p.end : NULL;
+	return check_config(cfg, &p, err, len) ?
+	    PARSE_OK : PARSE_ERROR;
+}

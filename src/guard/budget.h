@@ -1,0 +1,66 @@
+/*
+ * budget.h: what budget.c offers its callers: the rules of the budget and
+ * the breaker, pure functions on the record that the store keeps, and the
+ * same rules for Redis in Lua.
+ */
+#ifndef BUDGET_H
+#define BUDGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "os/defs.h"
+
+/*
+ * --budget and --breaker: a name, the Redis server that keeps the state
+ * (host empty: a local file) and the parameters of the rule.
+ */
+#define GUARD_NAME_MAX	64
+#define GUARD_HOST_MAX	255
+struct guard_spec {
+	char		name[GUARD_NAME_MAX + 1];	/* empty: not given */
+	char		host[GUARD_HOST_MAX + 1];	/* empty: local */
+	char		user[GUARD_NAME_MAX + 1];	/* Redis ACL user, or "" */
+	int		port;		/* 0: host is a Unix socket's path */
+	bool		tls;		/* rediss://: through TLS */
+	int		db;		/* the Redis database to SELECT */
+	long long	tokens;		/* budget: the bucket's size */
+	long long	ratio;		/* budget: milli-tokens per success */
+	long long	failures;	/* breaker: give-ups in a row to open */
+	nsec_t		cooldown;	/* breaker: the first wait when open */
+};
+
+#include "guardcodes.h"	/* enum run_end, breaker_state, admit */
+
+struct guard_record {
+	long long	 tokens;	/* milli-tokens; -1: full */
+	enum breaker_state state;
+	long long	 failures;	/* runs in a row that gave up */
+	nsec_t		 until;		/* open: next probe; probing: lease end */
+	nsec_t		 cooldown;	/* the current cooldown, when open */
+	uint32_t	 probe;		/* the probing run's id */
+	long long	 boot;		/* the boot whose clock until is on; 0 */
+};
+#define BREAKER_CAP	(3600 * NSEC_PER_SEC)	/* cooldowns double up to */
+#define RECORD_MAX	256	/* a record as text, its newline included */
+void		 record_init(struct guard_record *r);
+bool		 record_parse(const char *buf, size_t len,
+		    struct guard_record *r);
+int		 record_format(char *buf, size_t len,
+		    const struct guard_record *r);
+void		 record_rebase(struct guard_record *r, long long boot,
+		    nsec_t now);
+void		 record_stamp(struct guard_record *r, long long boot);
+bool		 budget_attempt(struct guard_record *r,
+		    const struct guard_spec *g, bool success);
+nsec_t		 breaker_cap(const struct guard_spec *g);
+enum admit	 breaker_admit(struct guard_record *r,
+		    const struct guard_spec *g, nsec_t now, nsec_t lease,
+		    uint32_t id, nsec_t *wait);
+bool		 breaker_report(struct guard_record *r,
+		    const struct guard_spec *g, nsec_t now, uint32_t probe,
+		    enum run_end end, unsigned permille);
+extern const char guard_lua[];
+
+#endif /* BUDGET_H */

@@ -1,0 +1,41 @@
+/*
+ * tls.h: what tls.c offers its callers: a TLS client session on a
+ * connected, non-blocking socket, through OpenSSL loaded at first use.
+ */
+#ifndef TLS_H
+#define TLS_H
+
+#include <sys/types.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "os/defs.h"
+#include "os/signals.h"
+
+/* The files a session is set up with; NULL: none. */
+struct tls_files {
+	const char	*cacert;	/* the CAs to trust; NULL: the system's */
+	const char	*cert;		/* a client certificate (chain), PEM */
+	const char	*key;		/* its key; NULL: in the cert file */
+};
+
+/* The caller's wait: its absolute deadline, and signals_stops() then. */
+struct tls_wait {
+	const struct sigstate *ss;
+	nsec_t		 deadline;
+	long		 mark;
+};
+
+struct tls;
+bool		 tls_built_in(void);
+struct tls	*tls_start(int fd, const char *host,
+		    const struct tls_files *files, const struct tls_wait *w,
+		    char *why, size_t len);
+ssize_t		 tls_read(struct tls *t, void *buf, size_t n, short *events,
+		    char *why, size_t len);
+ssize_t		 tls_write(struct tls *t, const void *buf, size_t n,
+		    short *events, char *why, size_t len);
+void		 tls_free(struct tls *t);
+
+#endif /* TLS_H */

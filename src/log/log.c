@@ -1,0 +1,686 @@
+/*
+ * log.c: what retry tells its user while it works, and where.  The text
+ * sink is stderr or --log-file: lines that start with "retry: " (after
+ * the local time, in a --log-file that is a regular file), or with
+ * --log-format=github the GitHub Actions workflow commands that turn a
+ * retried failure into a warning and giving up into an error.  On a
+ * terminal the wait before the next attempt is a status line that counts
+ * down in place and then leaves the plain line behind, so that the
+ * command's own output never lands in the middle of it.  The JSON log,
+ * jsonlog.c's, goes to the text sink instead with --log-format=json, and
+ * to --json-log's file besides.  The log is told what to print, times
+ * included, and computes nothing of the run itself; values become text
+ * through format.c.  A pipe on stderr is errout.c's, for the text lines
+ * and the JSON ones alike: it bounds their wait for the pipe's reader.
+ * Errors do not pass through here: they always go to stderr with err(3),
+ * which on a terminal log_open() makes a stream as bounded as the
+ * messages.
+ */
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include <err.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guard/budget.h"
+#include "os/clock.h"
+#include "os/defs.h"
+#include "os/fd.h"
+#include "os/signals.h"
+#include "policy/outcomes.h"
+#include "text/escape.h"
+#include "text/format.h"
+#include "errout.h"
+#include "jsonlog.h"
+#include "log.h"
+
+/* A file to append to, above stdio and closed on exec; exits on error. */
+static int
+open_append(const char *path, const char *what)
+{
+	int fd;
+
+	if ((fd = fd_above_stdio(open(path, O_WRONLY | O_CREAT | O_APPEND |
+	    O_CLOEXEC, 0666))) == -1)
+		err_safe(EXIT_CANCELED, true, "%s %s", what, path);
+	return fd;
+}
+
+/*
+ * $GITHUB_OUTPUT, readable too where it can be, so that the outputs can
+ * start on a line of their own after a step that left no newline.
+ */
+static int
+open_gh_output(const char *path)
+{
+	int fd;
+
+	fd = fd_above_stdio(open(path, O_RDWR | O_APPEND | O_CLOEXEC));
+	return fd != -1 ? fd : open_append(path, "GITHUB_OUTPUT");
+}
+
+/* Whether a file ends in the middle of a line: unknown is taken as no. */
+static bool
+ends_mid_line(int fd)
+{
+	struct stat st;
+	char last;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
+}
+
+/* Whether a terminal can take the status line's carriage returns. */
+static bool
+can_count_down(int fd)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(fd) && term != NULL && *term != '\0' &&
+	    strcmp(term, "dumb") != 0;
+}
+
+/* Whether fd is a regular file, whose lines get the local time. */
+static bool
+is_regular(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* fopencookie() is glibc's, outside POSIX: not in the portable build. */
+#if defined(__GLIBC__) && !defined(RETRY_PORTABLE)
+#define BOUNDED_STDERR
+#endif
+
+/*
+ * Writes s to fd, one of lg's sinks, through errout_write(), which
+ * bounds the wait for a terminal or a pipe on stderr.
+ */
+static void
+log_put(struct log *lg, int fd, const char *s, size_t len)
+{
+	errout_write(&lg->err, fd, s, len);
+}
+
+#ifdef BOUNDED_STDERR
+static ssize_t
+bounded_write(void *cookie, const char *buf, size_t len)
+{
+	struct log *lg = cookie;
+
+	log_put(lg, lg->tty, buf, len);
+	return (ssize_t)len;
+}
+#endif
+
+/*
+ * err(3) and warn(3) write to stdio's stderr, which blocks on a terminal
+ * that nobody reads (Ctrl-S, a stalled ssh), with retry's signals
+ * blocked: an error would hang it for good.  Where the C library lets
+ * stderr be replaced (glibc), it becomes a stream whose writes go to
+ * lg->tty, bounded by log_put(); lg lives as long as the run, to
+ * the exit(3) that flushes the stream.  Elsewhere (and in the portable
+ * build) errors are written as the C library writes them.
+ */
+static void
+bound_errors(struct log *lg)
+{
+#ifdef BOUNDED_STDERR
+	cookie_io_functions_t io = { .write = bounded_write };
+	FILE *f;
+
+	if ((f = fopencookie(lg, "w", io)) == NULL)
+		return;
+	setvbuf(f, NULL, _IOLBF, BUFSIZ);
+	fflush(stderr);
+	stderr = f;
+#else
+	(void)lg;
+#endif
+}
+
+/*
+ * Messages to a terminal go to a non-blocking open of it, whose writes
+ * log_put() bounds: a terminal nobody reads must not stop retry.
+ * Errors go there too.  Elsewhere, a pipe on stderr is errout.c's.
+ */
+static void
+open_terminal(struct log *lg)
+{
+	lg->fd = STDERR_FILENO;
+	lg->tty = fd_tty_nonblock(STDERR_FILENO);
+	errout_open(&lg->err, lg->tty);
+	if (lg->tty == -1)
+		return;
+	lg->fd = lg->tty;
+	bound_errors(lg);
+}
+
+/* Sets up the messages as the command line lo asks for them. */
+void
+log_open(struct log *lg, const struct log_options *lo)
+{
+	const char *gh;
+
+	memset(lg, 0, sizeof(*lg));
+	open_terminal(lg);
+	lg->gh_output = -1;
+	lg->format = lo->format;
+	lg->verbosity = lo->verbosity;
+	lg->max = lo->attempts;
+	lg->json.http = lo->http;
+	lg->json.out = &lg->err;
+	lg->until_failure = lo->until_failure;
+	if (lo->log_file != NULL) {
+		lg->fd = open_append(lo->log_file, "--log-file");
+		lg->stamp = lg->format == LOG_TEXT && is_regular(lg->fd);
+		errout_own(&lg->err, lg->fd);
+	}
+	if (lg->format == LOG_JSON)
+		lg->json.fd[lg->json.nfd++] = lg->fd;
+	if (lo->json_log != NULL) {
+		lg->json.fd[lg->json.nfd] = open_append(lo->json_log,
+		    "--json-log");
+		errout_own(&lg->err, lg->json.fd[lg->json.nfd++]);
+	}
+	gh = getenv("GITHUB_OUTPUT");
+	if (lg->format == LOG_GITHUB && gh != NULL && *gh != '\0')
+		lg->gh_output = open_gh_output(gh);
+	lg->countdown = lg->format == LOG_TEXT && lg->verbosity >= 0 &&
+	    can_count_down(lg->fd);
+	if (lg->stamp)
+		tzset();
+}
+
+/* Whether text lines are wanted at verbosity v: never in JSON. */
+static bool
+says(const struct log *lg, int v)
+{
+	return lg->format != LOG_JSON && lg->verbosity >= v;
+}
+
+/*
+ * What starts a text line: the local time in a log file, then "retry: ";
+ * the program's name is made visible too, since it comes from argv[0].
+ */
+static void
+line_start(const struct log *lg, struct strbuf *sb)
+{
+	char t[48];
+
+	if (lg->stamp) {
+		format_local(t, sizeof(t), wall_now());
+		sb_printf(sb, "%s ", t);
+	}
+	sb_visible(sb, getprogname());
+	sb_str(sb, ": ");
+}
+
+/*
+ * A message as a line of the log, in line: a text line, or with
+ * --log-format=github and an annotation (warning, error, notice) that
+ * GitHub Actions workflow command, titled with the program's name.  The
+ * message may hold outside text (an ERE, a path, a header's value): it is
+ * made visible, or escaped as workflow-command data, in one place, so
+ * that it stays one line whatever it holds.
+ */
+static void
+format_line(const struct log *lg, const char *annotation, const char *msg,
+    struct strbuf *line)
+{
+	if (annotation != NULL && lg->format == LOG_GITHUB) {
+		sb_printf(line, "::%s title=", annotation);
+		sb_github(line, getprogname(), true);
+		sb_str(line, "::");
+		sb_github(line, msg, false);
+	} else {
+		line_start(lg, line);
+		sb_visible(line, msg);
+	}
+	sb_str(line, "\n");
+}
+
+/* Says a message, as format_line() makes it a line. */
+static void __printflike(3, 4)
+say(struct log *lg, const char *annotation, const char *fmt, ...)
+{
+	struct strbuf msg = { 0 }, line = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	format_line(lg, annotation, sb_text(&msg), &line);
+	log_put(lg, lg->fd, line.s, line.len);
+	sb_free(&msg);
+	sb_free(&line);
+}
+
+/* A text line, in every format. */
+#define text(lg, ...)	say((lg), NULL, __VA_ARGS__)
+
+/* The outcome as text, of any length: it can hold a long ERE. */
+static char *
+outcome_text(const struct outcome *o)
+{
+	int n = format_outcome(NULL, 0, o);
+	char *s;
+
+	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
+		err(EXIT_CANCELED, NULL);
+	format_outcome(s, (size_t)n + 1, o);
+	return s;
+}
+
+/* The step's outputs, appended to $GITHUB_OUTPUT as the run ends. */
+static void
+gh_outputs(const struct log *lg, long long k, int status)
+{
+	char buf[64];
+
+	if (lg->gh_output == -1)
+		return;
+	/* "url=x" without a newline must not become "url=xattempts=1". */
+	snprintf(buf, sizeof(buf), "%sattempts=%lld\nstatus=%d\n",
+	    ends_mid_line(lg->gh_output) ? "\n" : "", k, status);
+	fd_write_all(lg->gh_output, buf, strlen(buf));
+}
+
+static void
+attempt_name(const struct log *lg, long long k, char *buf, size_t len)
+{
+	if (lg->max == 0)
+		snprintf(buf, len, "%lld/inf", k);
+	else
+		snprintf(buf, len, "%lld/%lld", k, lg->max);
+}
+
+/*
+ * From here on, a message waits for a stalled pipe on stderr, or a FIFO
+ * named by --log-file or --json-log, only until a stop signal that ss
+ * sees, or until deadline (0: none); a terminal is waited for as ever.
+ */
+void
+log_bound_waits(struct log *lg, const struct sigstate *ss, nsec_t deadline)
+{
+	errout_bound(&lg->err, ss, deadline);
+}
+
+/* The run starts; its times count from t0. */
+void
+log_start(struct log *lg, const struct log_run *run, nsec_t t0)
+{
+	lg->json.t0 = t0;
+	jsonlog_start(&lg->json, run);
+	if (lg->format == LOG_GITHUB)
+		lg->summary = summary_open(getenv("GITHUB_STEP_SUMMARY"),
+		    run->argv);
+	if (run->env_options != NULL && says(lg, 1))
+		text(lg, "options from RETRY_OPTIONS: %s", run->env_options);
+}
+
+void
+log_attempt_start(struct log *lg, long long k)
+{
+	char name[48];
+
+	jsonlog_attempt_start(&lg->json, k);
+	lg->attempt_at = mono_now() - lg->json.t0;
+	if (!says(lg, 1))
+		return;
+	attempt_name(lg, k, name, sizeof(name));
+	text(lg, "attempt %s starting", name);
+}
+
+void
+log_attempt_end(struct log *lg, long long k, const struct outcome *o)
+{
+	char name[48], *what, d[32];
+
+	jsonlog_attempt_end(&lg->json, k, o);
+	if (lg->summary != NULL) {
+		what = outcome_text(o);
+		summary_attempt(lg->summary, k, lg->attempt_at, o->duration,
+		    what);
+		free(what);
+	}
+	if (!says(lg, 1))
+		return;
+	attempt_name(lg, k, name, sizeof(name));
+	what = outcome_text(o);
+	format_ms(d, sizeof(d), o->duration);
+	text(lg, "attempt %s ended after %ss: %s", name, d, what);
+	free(what);
+}
+
+/*
+ * Attempt k ended with o and the next one comes after the sleep sl: a
+ * draw by the jitter mode from the window, plus the server's delay
+ * (--http) if there is one.
+ */
+void
+log_retrying(struct log *lg, long long k, const struct outcome *o,
+    const struct log_sleep *sl)
+{
+	char name[48], *what, d[32];
+	struct strbuf ra = { 0 }, msg = { 0 };
+	const char *verb = lg->until_failure ? "succeeded" : "failed";
+
+	if (sl->retry_after != NULL)
+		sb_printf(&ra, " (Retry-After: %s)", sl->retry_after);
+	jsonlog_sleep(&lg->json, k, sl->sleep, sl->window, sl->jitter,
+	    sl->server);
+	summary_wait(lg->summary, sl->sleep);
+	if (!says(lg, 0)) {
+		sb_free(&ra);
+		return;
+	}
+	attempt_name(lg, k, name, sizeof(name));
+	what = outcome_text(o);
+	format_ms(d, sizeof(d), sl->sleep);
+	sb_printf(&msg, "attempt %s %s (%s)", name, verb, what);
+	sb_free(&lg->status);
+	sb_visible(&lg->status, getprogname());
+	sb_str(&lg->status, ": ");
+	sb_visible(&lg->status, sb_text(&msg));
+	sb_printf(&msg, ", next in %ss%s", d, sb_text(&ra));
+	sb_free(&lg->plain);
+	format_line(lg, "warning", sb_text(&msg), &lg->plain);
+	if (!lg->countdown)
+		log_put(lg, lg->fd, lg->plain.s, lg->plain.len);
+	free(what);
+	sb_free(&ra);
+	sb_free(&msg);
+}
+
+/* Whether the wait is to be shown by log_countdown() ticks. */
+bool
+log_counts_down(const struct log *lg)
+{
+	return lg->countdown;
+}
+
+/* The columns that the UTF-8 text s takes: one for each character. */
+static size_t
+columns(const char *s, size_t n)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			c++;
+	return c;
+}
+
+/* The bytes of s that hold its first c characters. */
+static size_t
+bytes_of(const char *s, size_t c)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && c-- == 0)
+			break;
+	return i;
+}
+
+/*
+ * Appends the status to line in at most room columns: whole when it fits,
+ * else its start and its end around "...", else nothing.
+ */
+static void
+status_fit(struct strbuf *line, const struct strbuf *status, size_t room)
+{
+	const char *s = sb_text(status);
+	size_t cols = columns(s, status->len), head, tail, skip;
+
+	if (cols <= room) {
+		sb_add(line, s, status->len);
+		return;
+	}
+	if (room < 12)
+		return;
+	head = (room - 3 + 1) / 2;
+	tail = room - 3 - head;
+	sb_add(line, s, bytes_of(s, head));
+	sb_str(line, "...");
+	skip = bytes_of(s, cols - tail);
+	sb_add(line, s + skip, status->len - skip);
+}
+
+/*
+ * Redraws the status line: the attempt_sleep() tick on a terminal.  The line
+ * must not wrap, or it could not be redrawn in place, and the time left
+ * is what matters: on a narrow terminal the status gives way first.  A
+ * terminal made narrower since the last tick may have wrapped the line
+ * drawn then: the rows it took are cleared first.
+ */
+void
+log_countdown(nsec_t left, void *arg)
+{
+	struct log *lg = arg;
+	struct strbuf line = { 0 }, vis = { 0 };
+	struct winsize ws;
+	char t[48];
+	size_t width = 80, tcols, rows;
+
+	if (ioctl(lg->fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		width = ws.ws_col;
+	/* Round up, so that the line never shows 0.0s while waiting. */
+	left = (left + 99999999) / 100000000;
+	snprintf(t, sizeof(t), "next in %lld.%llds", (long long)(left / 10),
+	    (long long)(left % 10));
+	tcols = strlen(t);
+	sb_str(&line, "\r\033[K");
+	for (rows = lg->drawn > 0 ? ((size_t)lg->drawn - 1) / width : 0;
+	    rows > 0; rows--)
+		sb_str(&line, "\033[A\r\033[K");
+	if (width - 1 >= tcols + 2 + 12 || width - 1 >=
+	    tcols + 2 + columns(sb_text(&lg->status), lg->status.len)) {
+		status_fit(&vis, &lg->status, width - 1 - tcols - 2);
+		sb_str(&vis, ", ");
+	}
+	if (tcols > width - 1)
+		tcols = width - 1;
+	sb_add(&vis, t, tcols);
+	lg->drawn = (int)columns(vis.s, vis.len);
+	sb_add(&line, vis.s, vis.len);
+	log_put(lg, lg->fd, line.s, line.len);
+	sb_free(&line);
+	sb_free(&vis);
+	lg->line_open = true;
+}
+
+void
+log_sleep_done(struct log *lg)
+{
+	if (lg->line_open)
+		log_put(lg, lg->fd, "\r\033[K", 4);
+	/* Also after a sleep too short for a single redraw. */
+	if (lg->countdown)
+		log_put(lg, lg->fd, lg->plain.s, lg->plain.len);
+	lg->line_open = false;
+	lg->drawn = 0;
+}
+
+/* The job summary's last line, and the summary written. */
+static void __printflike(3, 4)
+job_summary_end(struct log *lg, int status, const char *fmt, ...)
+{
+	struct strbuf msg = { 0 };
+	va_list ap;
+
+	if (lg->summary == NULL)
+		return;
+	va_start(ap, fmt);
+	sb_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	summary_close(lg->summary, status, sb_text(&msg));
+	lg->summary = NULL;
+	sb_free(&msg);
+}
+
+/* log_finish()'s result in the job summary. */
+static void
+job_summary_finish(struct log *lg, long long k, const struct outcome *o,
+    const char *reason, nsec_t elapsed, int status)
+{
+	char d[32], *what;
+
+	if (lg->summary == NULL)
+		return;
+	format_ms(d, sizeof(d), elapsed);
+	what = outcome_text(o);
+	if (reason == NULL)
+		job_summary_end(lg, status, "succeeded on attempt %lld after "
+		    "%ss", k, d);
+	else
+		job_summary_end(lg, status, "gave up after %lld attempt%s in "
+		    "%ss: %s (%s)", k, k == 1 ? "" : "s", d, what, reason);
+	free(what);
+}
+
+/*
+ * The end of the run after k attempts and elapsed; reason is NULL on
+ * success.  status is what retry exits with: 1, not the command's 0, when
+ * it gives up.  A success says so when it needed retries, or with -v.
+ */
+void
+log_finish(struct log *lg, long long k, const struct outcome *o,
+    const char *reason, int status, nsec_t elapsed)
+{
+	struct strbuf why = { 0 };
+	char name[48], *what, d[32];
+
+	jsonlog_summary(&lg->json, k, elapsed, status,
+	    reason != NULL ? reason : "success");
+	gh_outputs(lg, k, status);
+	job_summary_finish(lg, k, o, reason, elapsed, status);
+	if (!says(lg, 0))
+		return;
+	what = outcome_text(o);
+	format_ms(d, sizeof(d), elapsed);
+	if (reason != NULL) {
+		sb_str(&why, reason);
+		if (status != outcome_status(o))
+			sb_printf(&why, "; exiting %d", status);
+	}
+	attempt_name(lg, k, name, sizeof(name));
+	if (reason != NULL && lg->until_failure)
+		say(lg, "error", "attempt %s failed after %ss: %s (%s)", name,
+		    d, what, sb_text(&why));
+	else if (reason != NULL)
+		say(lg, "error", "giving up after %lld attempt%s in %ss: %s "
+		    "(%s)", k, k == 1 ? "" : "s", d, what, sb_text(&why));
+	else if (says(lg, 1) || k > 1)
+		text(lg, "succeeded on attempt %s after %ss", name, d);
+	free(what);
+	sb_free(&why);
+}
+
+/*
+ * --until-failure: attempts 1 to k all succeeded, and why the run ends
+ * there (NULL: no attempts left).  retry exits 0.
+ */
+void
+log_all_succeeded(struct log *lg, long long k, const char *why,
+    nsec_t elapsed)
+{
+	char d[32];
+
+	jsonlog_summary(&lg->json, k, elapsed, 0, why != NULL ? why :
+	    "all attempts succeeded");
+	gh_outputs(lg, k, 0);
+	format_ms(d, sizeof(d), elapsed);
+	job_summary_end(lg, 0, "all %lld attempt%s succeeded in %ss%s%s", k,
+	    k == 1 ? "" : "s", d, why != NULL ? "; " : "",
+	    why != NULL ? why : "");
+	if (!says(lg, 0))
+		return;
+	say(lg, "notice", "all %lld attempt%s succeeded in %ss%s%s", k,
+	    k == 1 ? "" : "s", d, why != NULL ? "; " : "", why != NULL ? why :
+	    "");
+}
+
+/* Something of attempt k that only -v reports, such as an ignored field. */
+void
+log_note(struct log *lg, long long k, const char *fmt, ...)
+{
+	struct strbuf msg = { 0 };
+	char name[48];
+	va_list ap;
+
+	if (!says(lg, 1))
+		return;
+	va_start(ap, fmt);
+	sb_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	attempt_name(lg, k, name, sizeof(name));
+	text(lg, "attempt %s: %s", name, sb_text(&msg));
+	sb_free(&msg);
+}
+
+/*
+ * A stop signal ended the run, elapsed into it, during attempt k or
+ * after it, or during the splay when k is 0; retry exits with status.
+ */
+void
+log_stopped(struct log *lg, long long k, bool during, int sig, int status,
+    nsec_t elapsed)
+{
+	char d[32], buf[16], name[48], reason[32];
+	const char *sname = sig_name(sig, buf, sizeof(buf));
+
+	snprintf(reason, sizeof(reason), "signal %s", sname);
+	errout_stopped(&lg->err);	/* nothing waits for a reader now */
+	jsonlog_summary(&lg->json, k, elapsed, status, reason);
+	gh_outputs(lg, k, status);
+	format_ms(d, sizeof(d), elapsed);
+	job_summary_end(lg, status, "stopped by %s after %ss", sname, d);
+	if (!says(lg, 0))
+		return;
+	attempt_name(lg, k, name, sizeof(name));
+	if (k == 0 && !during)	/* before the first attempt, no splay */
+		text(lg, "stopped by %s before attempt 1", sname);
+	else if (k == 0)
+		text(lg, "stopped by %s during the splay after %ss", sname, d);
+	else if (during)
+		text(lg, "stopped by %s during attempt %s after %ss", sname,
+		    name, d);
+	else
+		text(lg, "stopped by %s after attempt %s in %ss", sname, name,
+		    d);
+}
+
+/*
+ * The breaker kept the command from starting: wait is the time until
+ * the next probe, or -1 while a probe is under way (JSON: null).
+ */
+void
+log_breaker_open(struct log *lg, const char *name, nsec_t wait)
+{
+	char d[32], reason[GUARD_NAME_MAX + 32];
+
+	snprintf(reason, sizeof(reason), "circuit breaker '%s' is open", name);
+	jsonlog_breaker_open(&lg->json, reason, wait);
+	gh_outputs(lg, 0, EXIT_TEMPFAIL);
+	job_summary_end(lg, EXIT_TEMPFAIL, "%s: the command was not run",
+	    reason);
+	if (!says(lg, 0))
+		return;
+	if (wait >= 0) {
+		format_ms(d, sizeof(d), wait);
+		text(lg, "%s: not running the command; next probe in %ss",
+		    reason, d);
+	} else
+		text(lg, "%s: not running the command; a probe run is under "
+		    "way", reason);
+}
