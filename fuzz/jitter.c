@@ -1,9 +1,9 @@
 /*
- * jitter.c: libFuzzer harness for parse_jitter() and format_jitter().
+ * jitter.c: libFuzzer harness for parse_jitter() and jitter_format().
  *
  * Properties: a mode name is accepted only as itself; +DURATION is
  * exactly what parse_duration() makes of DURATION; A..B is two finite
- * numbers, 0 <= A <= B, each what strtod() makes of it; format_jitter(),
+ * numbers, 0 <= A <= B, each what strtod() makes of it; jitter_format(),
  * which the JSON log prints, parses back to the same jitter (A..B to
  * the six digits of %g).  Every mode also drives a small schedule,
  * whose draws must stay inside the bounds the dry-run table shows.
@@ -42,7 +42,7 @@ check_name(const struct jitter *j)
 	char buf[64];
 	const char *name;
 
-	name = format_jitter(j, buf, sizeof(buf));
+	name = jitter_format(j, buf, sizeof(buf));
 	CHECK(name != NULL && strlen(name) < sizeof(buf) - 1);
 	memset(&back, 0, sizeof(back));
 	CHECK(parse_jitter(name, &back) == NULL);

@@ -23,7 +23,6 @@
 #include "os/clock.h"
 #include "os/defs.h"
 #include "os/signals.h"
-#include "policy/backoff.h"
 #include "policy/outcomes.h"
 #include "attempt.h"
 #include "leftovers.h"

@@ -89,7 +89,7 @@ report(const char *name, const struct outcome *o)
 	if (o->kind == OUT_NOEXEC)
 		warnx("%s: cannot run /bin/sh: %s", name, strerror(o->error));
 	else if (o->kind != OUT_EXIT || o->value != 0) {
-		format_outcome(what, sizeof(what), o);
+		outcome_format(what, sizeof(what), o);
 		warnx("%s failed (%s)", name, what);
 	}
 }

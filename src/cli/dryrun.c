@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/clock.h"
 #include "os/defs.h"
 #include "policy/backoff.h"
 #include "text/format.h"

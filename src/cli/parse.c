@@ -23,7 +23,6 @@
 #include "os/defs.h"
 #include "os/signals.h"
 #include "policy/backoff.h"
-#include "text/format.h"
 #include "parse.h"
 
 #define MAX_FRACTION_DIGITS 24
@@ -295,7 +294,7 @@ parse_jitter(const char *s, struct jitter *j)
 
 	memset(j, 0, sizeof(*j));
 	for (j->kind = JITTER_NONE; j->kind <= JITTER_DECORRELATED; j->kind++)
-		if (strcmp(s, format_jitter(j, buf, sizeof(buf))) == 0)
+		if (strcmp(s, jitter_format(j, buf, sizeof(buf))) == 0)
 			return NULL;
 	j->kind = JITTER_NONE;
 	if (*s == '+') {

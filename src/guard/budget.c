@@ -27,8 +27,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "os/clock.h"
 #include "os/defs.h"
-#include "policy/backoff.h"
 #include "budget.h"
 #include "guard-lua.h"
 

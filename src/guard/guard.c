@@ -25,7 +25,6 @@
 #include "os/clock.h"
 #include "os/defs.h"
 #include "os/signals.h"
-#include "policy/backoff.h"
 #include "text/escape.h"
 #include "budget.h"
 #include "guard.h"

@@ -42,7 +42,6 @@
 #include "os/defs.h"
 #include "os/fd.h"
 #include "os/signals.h"
-#include "policy/backoff.h"
 #include "redisstore.h"
 #include "resolve.h"
 #include "tls.h"

@@ -35,7 +35,6 @@
 #include "os/defs.h"
 #include "os/fd.h"
 #include "os/signals.h"
-#include "policy/backoff.h"
 #include "statefile.h"
 
 #define LOCK_POLL_MS	5

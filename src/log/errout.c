@@ -26,7 +26,6 @@
 #include "os/defs.h"
 #include "os/fd.h"
 #include "os/signals.h"
-#include "policy/backoff.h"
 #include "errout.h"
 
 /*

@@ -89,7 +89,7 @@ jsonlog_start(const struct jsonlog *jl, const struct log_run *run)
 	sb_printf(&buf, ",\"factor\":%.17g", run->sched->factor);
 	json_seconds(&buf, "cap", run->sched->cap);
 	sb_printf(&buf, ",\"jitter\":");
-	sb_json(&buf, format_jitter(&run->sched->jitter, jit,
+	sb_json(&buf, jitter_format(&run->sched->jitter, jit,
 	    sizeof(jit)));
 	json_seconds(&buf, "timeout",
 	    run->timeout ? run->timeout : NSEC_INF);
@@ -176,7 +176,7 @@ jsonlog_sleep(const struct jsonlog *jl, long long k, nsec_t sleep,
 	json_seconds(&buf, "seconds", sleep);
 	json_seconds(&buf, "window", window);
 	sb_printf(&buf, ",\"jitter\":");
-	sb_json(&buf, format_jitter(jitter, jit, sizeof(jit)));
+	sb_json(&buf, jitter_format(jitter, jit, sizeof(jit)));
 	if (jl->http)
 		json_seconds(&buf, "retry_after",
 		    server >= 0 ? server : NSEC_INF);

@@ -28,7 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "guard/budget.h"
 #include "os/clock.h"
 #include "os/defs.h"
 #include "os/fd.h"
@@ -271,12 +270,12 @@ say(struct log *lg, const char *annotation, const char *fmt, ...)
 static char *
 outcome_text(const struct outcome *o)
 {
-	int n = format_outcome(NULL, 0, o);
+	int n = outcome_format(NULL, 0, o);
 	char *s;
 
 	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
 		err(EXIT_CANCELED, NULL);
-	format_outcome(s, (size_t)n + 1, o);
+	outcome_format(s, (size_t)n + 1, o);
 	return s;
 }
 
@@ -667,7 +666,7 @@ log_stopped(struct log *lg, long long k, bool during, int sig, int status,
 void
 log_breaker_open(struct log *lg, const char *name, nsec_t wait)
 {
-	char d[32], reason[GUARD_NAME_MAX + 32];
+	char d[32], reason[160];	/* a guard's name is 64 bytes at most */
 
 	snprintf(reason, sizeof(reason), "circuit breaker '%s' is open", name);
 	jsonlog_breaker_open(&lg->json, reason, wait);

@@ -13,4 +13,11 @@ nsec_t		 wall_now(void);
 nsec_t		 boot_now(void);
 long long	 boot_id(void);
 
+/* a + b, saturating at "never": a deadline that far off never comes. */
+static inline nsec_t
+nsec_add(nsec_t a, nsec_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 #endif /* CLOCK_H */

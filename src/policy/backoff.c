@@ -10,16 +10,13 @@
  * a seeded dry run shows exactly the sleeps a seeded run takes.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "os/clock.h"
 #include "os/defs.h"
+#include "text/format.h"
 #include "backoff.h"
-
-nsec_t
-nsec_add(nsec_t a, nsec_t b)
-{
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
 
 static nsec_t
 nsec_min(nsec_t a, nsec_t b)
@@ -285,4 +282,37 @@ backoff_next(struct backoff *b, long long k)
 		    s->jitter.add));
 	}
 	return w;
+}
+
+/* The jitter mode as --jitter spells it. */
+const char *
+jitter_format(const struct jitter *j, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		[JITTER_NONE] = "none",
+		[JITTER_FULL] = "full",
+		[JITTER_EQUAL] = "equal",
+		[JITTER_DECORRELATED] = "decorrelated",
+	};
+	char d[32];
+
+	switch (j->kind) {
+	case JITTER_RANGE:
+		snprintf(buf, len, "%g..%g", j->lo, j->hi);
+		return buf;
+	case JITTER_ADD:
+		format_seconds(d, sizeof(d), j->add);
+		snprintf(buf, len, "+%ss", d);
+		return buf;
+	case JITTER_STEPS:
+		format_seconds(d, sizeof(d), j->add);
+		if (j->lo == 0)
+			snprintf(buf, len, "full, in steps of %ss", d);
+		else
+			snprintf(buf, len, "%g..%g, in steps of %ss", j->lo,
+			    j->lo + 1, d);
+		return buf;
+	default:
+		return names[j->kind];
+	}
 }

@@ -6,6 +6,7 @@
 #define BACKOFF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "os/defs.h"
@@ -63,6 +64,7 @@ void		 backoff_init(struct backoff *b, const struct schedule *s,
 nsec_t		 backoff_splay(struct backoff *b);
 void		 backoff_restart(struct backoff *b);
 nsec_t		 backoff_next(struct backoff *b, long long k);
-nsec_t		 nsec_add(nsec_t a, nsec_t b);
+
+const char	*jitter_format(const struct jitter *j, char *buf, size_t len);
 
 #endif /* BACKOFF_H */

@@ -3,8 +3,8 @@
  * they become: exit codes, ranges, signal names, timeout and, with
  * --http, HTTP statuses; the default of --retry-on; and whether an
  * outcome is in a set.  parse_outcomes() writes its reason, which names
- * the rejected item, into the caller's buffer.  Nothing here exits or
- * prints, so the fuzz harnesses can drive it directly.
+ * the rejected item, into the caller's buffer; and an outcome as the
+ * messages name it.  Nothing here exits or prints, so the fuzz harnesses can drive it directly.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -15,6 +15,7 @@
 
 #include "os/defs.h"
 #include "os/signals.h"
+#include "text/format.h"
 #include "outcomes.h"
 
 static void
@@ -250,4 +251,63 @@ void
 outcomes_add_exit(struct outcome_set *set, int code)
 {
 	set_bit(set->exits, code);
+}
+
+/*
+ * "exit 3", "signal TERM", "timed out", with the output condition: the
+ * outcome without the HTTP status.
+ */
+static int
+outcome_plain(char *buf, size_t len, const struct outcome *o)
+{
+	char name[16], span[40];
+	int n;
+
+	switch (o->kind) {
+	case OUT_SIGNAL:
+		n = snprintf(buf, len, "signal %s",
+		    sig_name(o->value, name, sizeof(name)));
+		break;
+	case OUT_TIMEOUT:
+		n = snprintf(buf, len, o->value == EXIT_KILLED ?
+		    "timed out, killed" : "timed out");
+		if (o->stalled != 0 && n >= 0) {
+			format_span(span, sizeof(span), o->stalled);
+			n += snprintf((size_t)n < len ? buf + n : NULL,
+			    (size_t)n < len ? len - (size_t)n : 0,
+			    ": no output for %s", span);
+		}
+		break;
+	default:
+		n = snprintf(buf, len, "exit %d", o->value);
+		break;
+	}
+	/* The whole length even when cut, so that a caller can size buf. */
+	if (o->matched_text != NULL && n >= 0)
+		n += snprintf((size_t)n < len ? buf + n : NULL,
+		    (size_t)n < len ? len - (size_t)n : 0,
+		    ", output matched '%s'", o->matched_text);
+	return n;
+}
+
+/*
+ * The outcome; with an HTTP response first, "HTTP 503, exit 22", or
+ * "HTTP 503" alone when the command exited 0 and nothing more is said.
+ */
+int
+outcome_format(char *buf, size_t len, const struct outcome *o)
+{
+	int n = 0;
+
+	if (o->http_status != 0) {
+		if (o->kind == OUT_EXIT && o->value == 0 &&
+		    o->matched_text == NULL)
+			return snprintf(buf, len, "HTTP %d", o->http_status);
+		n = snprintf(buf, len, "HTTP %d, ", o->http_status);
+		if (n < 0)
+			return n;
+		buf = (size_t)n < len ? buf + n : NULL;
+		len = (size_t)n < len ? len - (size_t)n : 0;
+	}
+	return n + outcome_plain(buf, len, o);
 }

@@ -65,5 +65,6 @@ bool		 outcome_in(const struct outcome_set *set,
 		    const struct outcome *o);
 bool		 outcome_http_in(const struct outcome_set *set, int status);
 bool		 outcomes_have_http(const struct outcome_set *set);
+int		 outcome_format(char *buf, size_t len, const struct outcome *o);
 
 #endif /* OUTCOMES_H */

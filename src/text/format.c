@@ -1,9 +1,8 @@
 /*
  * format.c: values as text.  Durations in seconds (exact for the dry run
  * and the JSON log, to the millisecond for messages), wall-clock times
- * for the logs' timestamps, outcomes as the messages name them, and
- * jitter modes as --jitter spells them, so that the parser, the log and
- * the dry run all say a value the same way.
+ * for the logs' timestamps, and spans as a person reads them, so that
+ * the parser, the log and the dry run all say a value the same way.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,9 +10,6 @@
 #include <time.h>
 
 #include "os/defs.h"
-#include "os/signals.h"
-#include "policy/backoff.h"
-#include "policy/outcomes.h"
 #include "format.h"
 
 /* Seconds with at least 3 decimals, more when they are not zero. */
@@ -151,95 +147,4 @@ format_span(char *buf, size_t len, nsec_t ns)
 			    (long long)(ns / units[i].unit), units[i].name);
 	format_short(s, sizeof(s), ns);
 	return snprintf(buf, len, "%ss", s);
-}
-
-/*
- * "exit 3", "signal TERM", "timed out", with the output condition: the
- * outcome without the HTTP status.
- */
-static int
-format_plain_outcome(char *buf, size_t len, const struct outcome *o)
-{
-	char name[16], span[40];
-	int n;
-
-	switch (o->kind) {
-	case OUT_SIGNAL:
-		n = snprintf(buf, len, "signal %s",
-		    sig_name(o->value, name, sizeof(name)));
-		break;
-	case OUT_TIMEOUT:
-		n = snprintf(buf, len, o->value == EXIT_KILLED ?
-		    "timed out, killed" : "timed out");
-		if (o->stalled != 0 && n >= 0) {
-			format_span(span, sizeof(span), o->stalled);
-			n += snprintf((size_t)n < len ? buf + n : NULL,
-			    (size_t)n < len ? len - (size_t)n : 0,
-			    ": no output for %s", span);
-		}
-		break;
-	default:
-		n = snprintf(buf, len, "exit %d", o->value);
-		break;
-	}
-	/* The whole length even when cut, so that a caller can size buf. */
-	if (o->matched_text != NULL && n >= 0)
-		n += snprintf((size_t)n < len ? buf + n : NULL,
-		    (size_t)n < len ? len - (size_t)n : 0,
-		    ", output matched '%s'", o->matched_text);
-	return n;
-}
-
-/*
- * The outcome; with an HTTP response first, "HTTP 503, exit 22", or
- * "HTTP 503" alone when the command exited 0 and nothing more is said.
- */
-int
-format_outcome(char *buf, size_t len, const struct outcome *o)
-{
-	int n = 0;
-
-	if (o->http_status != 0) {
-		if (o->kind == OUT_EXIT && o->value == 0 &&
-		    o->matched_text == NULL)
-			return snprintf(buf, len, "HTTP %d", o->http_status);
-		n = snprintf(buf, len, "HTTP %d, ", o->http_status);
-		if (n < 0)
-			return n;
-		buf = (size_t)n < len ? buf + n : NULL;
-		len = (size_t)n < len ? len - (size_t)n : 0;
-	}
-	return n + format_plain_outcome(buf, len, o);
-}
-
-const char *
-format_jitter(const struct jitter *j, char *buf, size_t len)
-{
-	static const char *const names[] = {
-		[JITTER_NONE] = "none",
-		[JITTER_FULL] = "full",
-		[JITTER_EQUAL] = "equal",
-		[JITTER_DECORRELATED] = "decorrelated",
-	};
-	char d[32];
-
-	switch (j->kind) {
-	case JITTER_RANGE:
-		snprintf(buf, len, "%g..%g", j->lo, j->hi);
-		return buf;
-	case JITTER_ADD:
-		format_seconds(d, sizeof(d), j->add);
-		snprintf(buf, len, "+%ss", d);
-		return buf;
-	case JITTER_STEPS:
-		format_seconds(d, sizeof(d), j->add);
-		if (j->lo == 0)
-			snprintf(buf, len, "full, in steps of %ss", d);
-		else
-			snprintf(buf, len, "%g..%g, in steps of %ss", j->lo,
-			    j->lo + 1, d);
-		return buf;
-	default:
-		return names[j->kind];
-	}
 }

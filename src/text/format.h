@@ -8,17 +8,13 @@
 #include <stddef.h>
 
 #include "os/defs.h"
-#include "policy/backoff.h"
-#include "policy/outcomes.h"
 
 int		 format_seconds(char *buf, size_t len, nsec_t ns);
 int		 format_fixed(char *buf, size_t len, nsec_t ns, int digits);
 int		 format_utc(char *buf, size_t len, nsec_t wall);
 int		 format_local(char *buf, size_t len, nsec_t wall);
 int		 format_ms(char *buf, size_t len, nsec_t ns);
-int		 format_outcome(char *buf, size_t len, const struct outcome *o);
 int		 format_short(char *buf, size_t len, nsec_t ns);
 int		 format_span(char *buf, size_t len, nsec_t ns);
-const char	*format_jitter(const struct jitter *j, char *buf, size_t len);
 
 #endif /* FORMAT_H */
