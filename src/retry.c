@@ -4,74 +4,10 @@
  *
  * This file holds main, the attempt loop, the decision after each
  * attempt and the final status; it alone turns the struct config of the
- * command line into what each module below needs.  Calls run one way
- * only, from here down to the leaves; no file below calls one above it,
- * and none of them keeps state but the signal flags.  The tree shows who
- * calls whom; "-> x.c" marks a call to a file drawn elsewhere in it:
- *
- *	retry.c		main, the attempt loop, the decision, the status
- *	 |- help.c	the usage line and --help
- *	 |- envopts.c	the words of RETRY_OPTIONS
- *	 |- options.c	the command line, into a struct config
- *	 |   |- preset.c	the schedules of --preset (retry.c: list)
- *	 |   |- parse.c	every conversion from a string
- *	 |   `- outcomes.c	the LISTs of outcomes and their sets
- *	 |- dryrun.c	--dry-run: the schedule as a table; -> backoff.c
- *	 |- log.c	progress messages: text, workflow commands, JSON
- *	 |   |- jsonlog.c	the JSON log's events; -> errout.c
- *	 |   `- errout.c	both into a terminal or a pipe on stderr,
- *	 |			waiting for room within the run's bounds;
- *	 |			-> backoff.c (nsec_add)
- *	 |- http.c	--http: the response head; -> outcomes.c
- *	 |- guard.c	--budget and --breaker, on their stores
- *	 |   |- budget.c	the rules of both, their record, and in Lua
- *	 |   |		(guard.lua, embedded); -> backoff.c
- *	 |   |- statefile.c	the local store: a locked file; -> backoff.c
- *	 |   |- redisstore.c	the fleet's store: Redis, TCP or a socket;
- *	 |   |   |		-> backoff.c, fd.c (who serves a socket)
- *	 |   |   `- resolve.c	a host's address in a child, within the
- *	 |   |			deadline; -> fd.c
- *	 |   `- parse.c	(guard_target(): the store's URL, as dryrun.c)
- *	 |- hooks.c	--on-retry and --on-give-up; -> attempt.c, env.c
- *	 |- env.c	the environment of a command or a hook
- *	 |- attempt.c	one command, start to end: its spec, its wait, its
- *	 |   |		time limits, its leftovers; -> backoff.c (nsec_add)
- *	 |   |- spawn.c	starting the command (retry.c: ENOENT's cause)
- *	 |   |- leftovers.c	what an attempt left running, per platform
- *	 |   `- streams.c	the command's streams: source, matcher, sink
- *	 |	 |		(retry.c: open them, flush the held output)
- *	 |	 |- feed.c	-I: every attempt's stdin, spooled
- *	 |	 |- held.c	-O: the held output, from creation to drain
- *	 |	 `- match.c	the output conditions (retry.c: compile them)
- *	 |	     `- ere.c	the EREs, compiled; where a match starts
- *	 |		 |- eredfa.c	the DFA over a stream of lines;
- *	 |		 |   |		-> erelit.c (the sample's choice)
- *	 |		 |   |- erenfa.c	the bit-parallel NFA it hands
- *	 |		 |   |		a thrashing stream to
- *	 |		 |   `- pairscan.c	where a pair of bytes is next
- *	 |		 |- ereclosure.c	the walk without a byte (also
- *	 |		 |		eredfa.c's and erenfa.c's)
- *	 |		 |- erelit.c	the literals every match holds
- *	 |		 `- eresyntax.c		an ERE read into a tree
- *	 |		     `- ereclass.c	byte sets, the 12 classes
- *	 `- backoff.c	the schedule, the random source, nsec_add()
- *	format.c	values as text (parse.c, log.c, dryrun.c, ...)
- *	escape.c	outside text made safe for each sink
- *	signals.c	handlers, masks, names, the one wait for events
- *	fd.c		retry's own descriptors, above 2, and the copies
- *	clock.c		the monotonic clock, the boot-time one, the wall clock
- *
- * The last five are leaves that any file above may call; among them
- * format.c calls signals.c (signal names), and signals.c calls clock.c
- * and fd.c.  (Derived from the code: each file's calls to the functions
- * that another file defines.)  Each module's header, x.h for x.c,
- * declares what its callers use; defs.h holds what every file shares,
- * and config.h the struct config.  Every platform-specific #ifdef lives
- * in leftovers.c, spawn.c, signals.c, fd.c, feed.c, held.c, streams.c,
- * statefile.c (OFD locks), clock.c (CLOCK_BOOTTIME) or pairscan.c (SSE2,
- * NEON), each with a
- * fallback that says what it gives up; redisstore.c is built with
- * hiredis or without it.
+ * command line into what each module below needs.  The folders below it,
+ * what each owns and what each may call, are mapped in HACKING.md: calls
+ * run one way, from here down, and build-aux/check-layout.sh holds the
+ * code to that map.
  */
 #include <err.h>
 #include <errno.h>
@@ -100,7 +36,6 @@
 #include "policy/backoff.h"
 #include "policy/http.h"
 #include "policy/outcomes.h"
-#include "policy/preset.h"
 #include "text/escape.h"
 
 extern char **environ;
@@ -635,45 +570,6 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    "retry budget '%s' exhausted", cfg->budget.name);
 }
 
-/*
- * RETRY_OPTIONS as words for parse_options(): *envc 0 when it is
- * unset or holds no word.  A quote that does not end is an error.
- */
-static void
-env_words(char *argv0, int *envc, char ***envv)
-{
-	const char *s = getenv("RETRY_OPTIONS");
-	char why[128], msg[192];
-
-	*envc = 0;
-	*envv = NULL;
-	if (s == NULL || *s == '\0')
-		return;
-	if (envopts_split(s, argv0, envc, envv, why, sizeof(why)) != 0) {
-		snprintf(msg, sizeof(msg), "RETRY_OPTIONS: %s", why);
-		usage_error(msg);
-	}
-	if (*envc < 2)
-		*envc = 0;
-}
-
-/* --help, --version or --preset=list: prints it, returns the status. */
-static int
-print_info(enum parse_result r)
-{
-	switch (r) {
-	case PARSE_HELP:
-		return help_print(stdout) == EOF ? EXIT_CANCELED : 0;
-	case PARSE_VERSION:
-		printf("retry %s\n", RETRY_VERSION);
-		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
-	default:
-		if (preset_list(stdout) != 0)
-			err(EXIT_CANCELED, "standard output");
-		return 0;
-	}
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -685,7 +581,8 @@ main(int argc, char *argv[])
 	nsec_t wait;
 	int sig, envc, status;
 
-	env_words(argv[0], &envc, &envv);
+	if (envopts_read(argv[0], &envc, &envv, msg, sizeof(msg)) != 0)
+		usage_error(msg);
 	r = parse_options(envc > 0 ? envv : NULL, argc, argv, &cfg, msg,
 	    sizeof(msg));
 	if (r == PARSE_ERROR)
@@ -693,7 +590,7 @@ main(int argc, char *argv[])
 	/* The words are freed where main returns, for the leak checkers. */
 	if (r != PARSE_OK) {
 		free(envv);
-		return print_info(r);
+		return help_info(r);
 	}
 	if (envc > 0 && (cfg.env_options = shown = envopts_show(envc,
 	    envv)) == NULL)

@@ -3,6 +3,7 @@
  * variable into words as sh(1) would cut a command line, with single
  * quotes, double quotes and backslashes, but without any expansion: a $,
  * a `, a * or a ~ is a character like any other, and nothing is run.
+ * envopts_read() takes them from the environment, and
  * envopts_show() gives the words back quoted, for --verbose and
  * --dry-run.  Which options may come from the variable is options.c's
  * concern; nothing here exits or prints.
@@ -96,6 +97,30 @@ envopts_split(const char *s, char *argv0, int *argcp, char ***argvp,
 	v[c] = NULL;
 	*argcp = c;
 	*argvp = v;
+	return 0;
+}
+
+/*
+ * RETRY_OPTIONS as words for parse_options(): *envc 0 when it is unset
+ * or holds no word.  -1, with the reason in err, when a quote does not
+ * end.
+ */
+int
+envopts_read(char *argv0, int *envc, char ***envv, char *err, size_t len)
+{
+	const char *s = getenv("RETRY_OPTIONS");
+	char why[128];
+
+	*envc = 0;
+	*envv = NULL;
+	if (s == NULL || *s == '\0')
+		return 0;
+	if (envopts_split(s, argv0, envc, envv, why, sizeof(why)) != 0) {
+		snprintf(err, len, "RETRY_OPTIONS: %s", why);
+		return -1;
+	}
+	if (*envc < 2)
+		*envc = 0;
 	return 0;
 }
 

@@ -12,5 +12,7 @@
 int		 envopts_split(const char *s, char *argv0, int *argcp,
 		    char ***argvp, char *err, size_t len);
 char		*envopts_show(int argc, char **words);
+int		 envopts_read(char *argv0, int *envc, char ***envv,
+		    char *err, size_t len);
 
 #endif /* ENVOPTS_H */

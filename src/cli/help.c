@@ -2,11 +2,15 @@
  * help.c: the usage line and the text of --help.  The usage line is the
  * man page's SYNOPSIS, and every option in the help is in the man page
  * and the completions (tests/consistency.bats checks both): they change
- * together.
+ * together.  help_info() prints what --help, --version and
+ * --preset=list ask for.
  */
+#include <err.h>
 #include <stdio.h>
 
 #include "os/defs.h"
+#include "policy/preset.h"
+#include "config.h"
 #include "help.h"
 
 static const char usage_text[] =
@@ -95,4 +99,21 @@ help_print(FILE *fp)
 	fputs("\n", fp);
 	fputs(help_text2, fp);
 	return fflush(fp);
+}
+
+/* --help, --version or --preset=list: prints it, returns the status. */
+int
+help_info(enum parse_result r)
+{
+	switch (r) {
+	case PARSE_HELP:
+		return help_print(stdout) == EOF ? EXIT_CANCELED : 0;
+	case PARSE_VERSION:
+		printf("retry %s\n", RETRY_VERSION);
+		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
+	default:
+		if (preset_list(stdout) != 0)
+			err(EXIT_CANCELED, "standard output");
+		return 0;
+	}
 }
