@@ -152,8 +152,17 @@ WERROR_WARN	= $(WARN) -Werror -Wshadow -Wstrict-prototypes \
 
 analyze: analyze-cppcheck analyze-tidy analyze-shellcheck analyze-werror
 
+# The second run is the plain one that anyone can type, over the whole
+# tree with its test and bench code: it must say nothing either.
 analyze-cppcheck:
 	cppcheck $(CPPCHECK_FLAGS) $(SRCS)
+	cppcheck --quiet --enable=warning,portability --error-exitcode=1 \
+	    -I src src
+
+# The map of HACKING.md, the one-way rule between folders, the sizes.
+lint: lint-layout
+lint-layout:
+	sh build-aux/check-layout.sh
 
 analyze-tidy:
 	sh build-aux/analyze.sh tidy $(SRCS) -- -std=c11 $(ALL_CPPFLAGS) \
@@ -180,6 +189,6 @@ quality: analyze check-sanitize check-valgrind fuzz-ci
 quality-clean:
 	rm -rf build/asan build/valgrind build/fuzz build/werror fuzz/out
 
-.PHONY: check-sanitize check-valgrind fuzz fuzz-ci fuzz-build analyze \
+.PHONY: check-sanitize check-valgrind fuzz fuzz-ci fuzz-build analyze lint-layout \
 	analyze-cppcheck analyze-tidy analyze-shellcheck analyze-werror \
 	quality quality-clean
