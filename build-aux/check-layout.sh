@@ -15,12 +15,17 @@ cd "$(dirname "$0")/.." || exit 2
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 bad=0
+# words LIST: its words, one a line, sorted.
+words() {
+	printf '%s\n' "$1" | tr -s ' ' '\n' | sed '/^$/d' | sort
+}
 breach() {
 	printf 'check-layout: %s\n' "$*" >&2
 	bad=1
 }
 
 # The map's rows, top down: "folder may-use...", in the table's order.
+# shellcheck disable=SC2016 # the backquotes are the table's, not sh's
 sed -n 's/^| `src\/\([a-z]*\)\/` |.*| \([^|]*\) |$/\1 \2/p' HACKING.md |
     sed 's/,//g; s/(nothing)//' >"$tmp/map"
 [ -s "$tmp/map" ] || { breach "HACKING.md has no map of src/"; exit 1; }
@@ -33,8 +38,7 @@ for dir in src/*/; do
 	    { breach "src/$d/ has no row in HACKING.md's map"; continue; }
 	[ -f "$dir/README" ] || { breach "src/$d/ has no README"; continue; }
 	said=$(sed -n 's/^May use: *//p' "$dir/README" | sed 's/nothing//')
-	[ "$(echo $said | tr ' ' '\n' | sort)" = \
-	    "$(echo $row | tr ' ' '\n' | sort)" ] ||
+	[ "$(words "$said")" = "$(words "$row")" ] ||
 	    breach "src/$d/README may use '$said', HACKING.md '$row'"
 	# What a row names lies below it.
 	for u in $row; do
