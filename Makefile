@@ -80,8 +80,8 @@ OPENSSL_CFLAGS = `printf '\043include <openssl/ssl.h>\n' | \
 		 $(CC) $(CFLAGS) $(CPPFLAGS) -E - >/dev/null 2>&1 && \
 		 echo -DHAVE_OPENSSL`
 
-CLI_SRCS	= src/cli/options.c src/cli/parse.c src/cli/dryrun.c \
-	  src/cli/help.c src/cli/envopts.c
+CLI_SRCS	= src/cli/options.c src/cli/checks.c src/cli/parse.c \
+	  src/cli/dryrun.c src/cli/help.c src/cli/envopts.c
 ATTEMPT_SRCS	= src/attempt/attempt.c src/attempt/spawn.c \
 	  src/attempt/leftovers.c src/attempt/streams.c src/attempt/feed.c \
 	  src/attempt/held.c src/attempt/match.c src/attempt/hooks.c
@@ -96,8 +96,8 @@ ERE_SRCS	= src/ere/ere.c src/ere/eredfa.c src/ere/erelit.c src/ere/erenfa.c \
 	  src/ere/ereclosure.c src/ere/eresyntax.c src/ere/ereclass.c \
 	  src/ere/pairscan.c
 OS_SRCS	= src/os/signals.c src/os/fd.c src/os/clock.c src/os/env.c
-CLI_HDRS	= src/cli/parse.h src/cli/dryrun.h src/cli/help.h \
-	  src/cli/envopts.h src/cli/config.h
+CLI_HDRS	= src/cli/checks.h src/cli/parse.h src/cli/dryrun.h \
+	  src/cli/help.h src/cli/envopts.h src/cli/config.h
 ATTEMPT_HDRS	= src/attempt/attempt.h src/attempt/spawn.h \
 	  src/attempt/leftovers.h src/attempt/streams.h src/attempt/feed.h \
 	  src/attempt/held.h src/attempt/match.h src/attempt/hooks.h
