@@ -87,8 +87,8 @@ ATTEMPT_SRCS	= src/attempt/attempt.c src/attempt/spawn.c \
 	  src/attempt/held.c src/attempt/match.c src/attempt/hooks.c
 GUARD_SRCS	= src/guard/guard.c src/guard/budget.c src/guard/statefile.c \
 	  src/guard/redisstore.c src/guard/resolve.c src/guard/tls.c
-LOG_SRCS	= src/log/log.c src/log/jsonlog.c src/log/errout.c \
-	  src/log/summary.c
+LOG_SRCS	= src/log/log.c src/log/status.c src/log/jsonlog.c \
+	  src/log/errout.c src/log/summary.c
 POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
 	  src/policy/preset.c src/policy/http.c
 TEXT_SRCS	= src/text/format.c src/text/escape.c
@@ -104,8 +104,8 @@ ATTEMPT_HDRS	= src/attempt/attempt.h src/attempt/spawn.h \
 GUARD_HDRS	= src/guard/guard.h src/guard/budget.h src/guard/statefile.h \
 	  src/guard/redisstore.h src/guard/resolve.h src/guard/tls.h \
 	  src/guard/guardcodes.h src/guard/guard-lua.h
-LOG_HDRS	= src/log/log.h src/log/jsonlog.h src/log/errout.h \
-	  src/log/summary.h
+LOG_HDRS	= src/log/log.h src/log/status.h src/log/jsonlog.h \
+	  src/log/errout.h src/log/summary.h
 POLICY_HDRS	= src/policy/backoff.h src/policy/outcomes.h \
 	  src/policy/preset.h src/policy/http.h
 TEXT_HDRS	= src/text/format.h src/text/escape.h
