@@ -2,10 +2,11 @@
  * checks.c: the checks across options, which no single option can make:
  * options.c runs them once a vector is parsed, on what its pass noted.
  * --cap below --base, --delays with a computed schedule or with
- * decorrelated jitter, an http: item without --http, --until-failure with
- * a guard, the EREs of RETRY_OPTIONS, and no command at all.  Each error
- * names both options and says which came from RETRY_OPTIONS; --delays
- * also sets the base and the cap that the logs and the guards read.
+ * decorrelated jitter, an http: item without --http, --until-failure
+ * with a guard, the EREs of RETRY_OPTIONS, and no command at all.  An
+ * error that names two options says which of them came from
+ * RETRY_OPTIONS.  --delays also sets the base and the cap that the logs
+ * and the guards read, and -k 0 becomes "never".
  */
 #include <stdio.h>
 

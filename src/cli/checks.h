@@ -28,11 +28,11 @@ struct origin {
 struct pass {
 	bool		 from_env;
 	struct outcome_set lists[3];	/* -r, -x, --success-on before it */
-	bool		 seen[MATCH_KINDS];	/* an output rule of this pass */
+	bool		 seen[MATCH_KINDS];	/* an output rule of the pass */
 	const char	*cap_arg, *base_arg;	/* NULL: default or preset */
 	struct origin	 env;		/* what RETRY_OPTIONS set */
 	int		 end;		/* the first word that is no option */
-	const char	*computed;	/* -b, -f, -c or --preset of this pass */
+	const char	*computed;	/* -b, -f, -c or --preset of the pass */
 	bool		 delays;	/* --delays in this pass */
 	bool		 jitter;	/* -j in either pass */
 };
