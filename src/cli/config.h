@@ -1,7 +1,8 @@
 /*
  * config.h: struct config, the command line as options.c fills it in.
- * Only retry.c, options.c and the dry run see it (and the options
- * fuzzer); retry.c hands every other module the few values it needs.
+ * Only retry.c, options.c, checks.c and the dry run see it (and the
+ * options fuzzer); retry.c hands every other module the few values it
+ * needs.
  */
 #ifndef CONFIG_H
 #define CONFIG_H

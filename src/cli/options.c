@@ -1,14 +1,15 @@
 /*
  * options.c: the command line.  parse_options() turns argv into a struct
  * config, with the defaults first, then --preset's schedule, then the
- * options in their order, and on a bad option or value writes
- * one line that names the option and the value; the values themselves
- * are parse.c's to convert.  It parses the words of RETRY_OPTIONS
- * (envopts.c splits them) before argv, in the same way:
- * argv wins where both set something, and a LIST in argv replaces the
- * variable's unless it starts with +; every word of the variable is
- * checked all the same, and every error it causes says so.  Nothing here exits or prints, so
- * the fuzz harnesses can drive it directly.
+ * options in their order, and on a bad option or value writes one line
+ * that names the option and the value; the values themselves are
+ * parse.c's to convert, and what several options decide together is
+ * checks.c's to check.  It parses the words of RETRY_OPTIONS (envopts.c
+ * splits them) before argv, in the same way: argv wins where both set
+ * something, and a LIST in argv replaces the variable's unless it starts
+ * with +; every word of the variable is checked all the same, and every
+ * error it causes says so.  Nothing here exits or prints, so the fuzz
+ * harnesses can drive it directly.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -21,35 +22,9 @@
 #include "policy/backoff.h"
 #include "policy/outcomes.h"
 #include "policy/preset.h"
-#include "text/format.h"
+#include "checks.h"
 #include "config.h"
 #include "parse.h"
-
-#define VALUE_SHOWN	100	/* bytes of a bad value quoted in an error */
-
-#define IN_ENV		" (in RETRY_OPTIONS)"
-
-/*
- * Where what the checks across options name came from: RETRY_OPTIONS or
- * argv, so that an error says which; the last to set it decides.
- */
-struct origin {
-	bool		 cap, base, preset, until, budget, breaker;
-	bool		 http[3];	/* RETRY_OPTIONS' LIST had http: */
-};
-
-/* One vector's pass: RETRY_OPTIONS' words, then argv. */
-struct pass {
-	bool		 from_env;
-	struct outcome_set lists[3];	/* -r, -x, --success-on before it */
-	bool		 seen[MATCH_KINDS];	/* an output rule of this pass */
-	const char	*cap_arg, *base_arg;	/* NULL: default or preset */
-	struct origin	 env;		/* what RETRY_OPTIONS set */
-	int		 end;		/* the first word that is no option */
-	const char	*computed;	/* -b, -f, -c or --preset of this pass */
-	bool		 delays;	/* --delays in this pass */
-	bool		 jitter;	/* -j in either pass */
-};
 
 void
 config_defaults(struct config *cfg)
@@ -184,24 +159,6 @@ parse_log_value(int opt, const char *arg, struct config *cfg)
 }
 
 /*
- * --stall-timeout and --delays (issue 28), then the log options; why (len
- * bytes) is room for a reason.
- */
-static const char *
-parse_limit_value(int opt, const char *arg, struct config *cfg, char *why,
-    size_t len)
-{
-	switch (opt) {
-	case 'S':
-		return parse_duration(arg, &cfg->stall, false);
-	case OPT_DELAYS:
-		return parse_delays(arg, &cfg->sched, why, len);
-	default:
-		return parse_log_value(opt, arg, cfg);
-	}
-}
-
-/*
  * A LIST of --retry-on, --stop-on or --success-on over what that option
  * was before this pass: its default, or what RETRY_OPTIONS made it; why
  * (len bytes) is room for the reason.
@@ -224,6 +181,35 @@ parse_list(int opt, const char *arg, struct config *cfg,
 }
 
 /*
+ * The field that an option taking a duration sets, or NULL: eight
+ * options, one parser, of which only -k takes "inf".
+ */
+static nsec_t *
+duration_option(int opt, struct config *cfg)
+{
+	switch (opt) {
+	case 'b':
+		return &cfg->sched.base;
+	case 'c':
+		return &cfg->sched.cap;
+	case OPT_SPLAY:
+		return &cfg->sched.splay;
+	case 't':
+		return &cfg->timeout;
+	case 'k':
+		return &cfg->kill_after;
+	case 'm':
+		return &cfg->max_time;
+	case 'S':
+		return &cfg->stall;
+	case OPT_RESET_AFTER:
+		return &cfg->reset_after;
+	default:
+		return NULL;
+	}
+}
+
+/*
  * The value of one option that takes an argument; NULL or a reason,
  * which may be written to why (len bytes).
  */
@@ -231,36 +217,28 @@ static const char *
 parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
     char *why, size_t len)
 {
-	struct schedule *s = &cfg->sched;
+	nsec_t *d;
 
+	if ((d = duration_option(opt, cfg)) != NULL)
+		return parse_duration(arg, d, opt == 'k');
 	switch (opt) {
 	case 'n':
 		return parse_attempts(arg, &cfg->attempts);
-	case 'b':
-		return parse_duration(arg, &s->base, false);
 	case 'f':
-		return parse_factor(arg, &s->factor);
-	case 'c':
-		return parse_duration(arg, &s->cap, false);
+		return parse_factor(arg, &cfg->sched.factor);
 	case 'j':
-		return parse_jitter(arg, &s->jitter);
-	case OPT_SPLAY:
-		return parse_duration(arg, &s->splay, false);
+		return parse_jitter(arg, &cfg->sched.jitter);
 	case OPT_SEED:
 		cfg->seeded = true;
 		return parse_seed(arg, &cfg->seed);
+	case OPT_DELAYS:
+		return parse_delays(arg, &cfg->sched, why, len);
 	case 'r':
 	case 'x':
 	case OPT_SUCCESS_ON:
 		return parse_list(opt, arg, cfg, p, why, len);
-	case 't':
-		return parse_duration(arg, &cfg->timeout, false);
 	case 's':
 		return parse_signal(arg, &cfg->timeout_signal);
-	case 'k':
-		return parse_duration(arg, &cfg->kill_after, true);
-	case 'm':
-		return parse_duration(arg, &cfg->max_time, false);
 	case OPT_PRESET:
 		/* Applied before the other options, by parse_options(). */
 		return preset_apply(arg, NULL, NULL, NULL, NULL);
@@ -279,14 +257,12 @@ parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
 	case OPT_ON_GIVE_UP:
 		cfg->on_give_up = arg;
 		return *arg == '\0' ? "empty command" : NULL;
-	case OPT_RESET_AFTER:
-		return parse_duration(arg, &cfg->reset_after, false);
 	case OPT_BUDGET:
 		return parse_budget(arg, &cfg->budget);
 	case OPT_BREAKER:
 		return parse_breaker(arg, &cfg->breaker);
 	default:
-		return parse_limit_value(opt, arg, cfg, why, len);
+		return parse_log_value(opt, arg, cfg);
 	}
 }
 
@@ -343,145 +319,6 @@ describe_bad_option(int opt, const char *word, char *err, size_t len)
 		snprintf(err, len, "unknown option '-%c'", optopt);
 	else
 		snprintf(err, len, "unknown option '%s'", word);
-}
-
-/*
- * An http: item in a LIST means nothing without a head to read it from:
- * silently ignored, -x http:404 would let every 404 be retried.
- */
-static bool
-check_http_items(const struct config *cfg, const struct origin *env,
-    char *err, size_t len)
-{
-	static const char *const names[] = { "--retry-on", "--stop-on",
-	    "--success-on" };
-	const struct outcome_set *lists[] = { &cfg->retry_on, &cfg->stop_on,
-	    &cfg->success_on };
-	int i, bad = -1;
-	bool from_env = false;
-
-	if (cfg->http_file != NULL)
-		return true;
-	/* RETRY_OPTIONS' words are checked even where argv replaced them. */
-	for (i = 0; i < 3 && bad == -1; i++)
-		if (env->http[i])
-			bad = i;
-	from_env = bad != -1;
-	for (i = 0; i < 3 && bad == -1; i++)
-		if (outcomes_have_http(lists[i]))
-			bad = i;
-	if (bad == -1)
-		return true;
-	snprintf(err, len, "%s%s names HTTP statuses, which need --http=FILE "
-	    "to be read", from_env ? "RETRY_OPTIONS: " : "", names[bad]);
-	return false;
-}
-
-/*
- * --delays: no jitter unless -j asks for one, which then jitters each
- * value as its window; base and cap become the first and the longest, as
- * the logs and the guards read them.
- */
-static bool
-check_delay_jitter(struct schedule *s, bool jitter_given, char *err,
-    size_t len)
-{
-	int i;
-
-	if (!jitter_given)
-		s->jitter.kind = JITTER_NONE;
-	if (s->jitter.kind == JITTER_DECORRELATED) {
-		snprintf(err, len, "--delays and --jitter=decorrelated cannot "
-		    "be combined: decorrelated jitter draws from the previous "
-		    "sleep, not from a list");
-		return false;
-	}
-	s->base = s->cap = s->delays[0];
-	for (i = 1; i < s->ndelays; i++)
-		if (s->delays[i] > s->cap)
-			s->cap = s->delays[i];
-	s->first_now = false;
-	return true;
-}
-
-/*
- * Why --cap is below --base: both named in err, each from RETRY_OPTIONS
- * or argv, or the base that --preset gave.
- */
-static void
-describe_low_cap(const struct config *cfg, const char *cap_arg,
-    const char *base_arg, const struct origin *env, char *err, size_t len)
-{
-	/* Both from RETRY_OPTIONS: the whole error is the variable's. */
-	bool all_env = env->cap && (base_arg != NULL ? env->base :
-	    cfg->preset == NULL || env->preset);
-	const char *pre = all_env ? "RETRY_OPTIONS: " : "";
-	const char *cap_in = env->cap && !all_env ? IN_ENV : "";
-	char base[32];
-
-	if (base_arg == NULL && cfg->preset != NULL) {
-		format_seconds(base, sizeof(base), cfg->sched.base);
-		snprintf(err, len, "%sinvalid --cap '%.*s'%s: below the base "
-		    "of --preset=%s%s, %ss", pre, VALUE_SHOWN, cap_arg, cap_in,
-		    cfg->preset, env->preset && !all_env ? IN_ENV : "", base);
-	} else
-		snprintf(err, len, "%sinvalid --cap '%.*s'%s: below --base "
-		    "'%.*s'%s", pre, VALUE_SHOWN, cap_arg, cap_in, VALUE_SHOWN,
-		    base_arg != NULL ? base_arg : "1s",
-		    base_arg != NULL && env->base && !all_env ? IN_ENV : "");
-}
-
-/* --until-failure with a guard, each said to be from where it came. */
-static void
-describe_until_guard(const struct config *cfg, const struct origin *env,
-    char *err, size_t len)
-{
-	bool budget = cfg->budget.name[0] != '\0';
-	bool guard_env = budget ? env->budget : env->breaker;
-	bool all_env = env->until && guard_env;
-
-	snprintf(err, len, "%s--until-failure%s and --%s%s cannot be "
-	    "combined: it stops at the first failure, so nothing is retried",
-	    all_env ? "RETRY_OPTIONS: " : "", env->until && !all_env ?
-	    IN_ENV : "", budget ? "budget" : "breaker", guard_env &&
-	    !all_env ? IN_ENV : "");
-}
-
-/*
- * What no single option can check; false with err filled in.  base_arg
- * is NULL when the base is the default or the preset's.
- */
-static bool
-check_config(struct config *cfg, const struct pass *p, char *err,
-    size_t len)
-{
-	struct schedule *s = &cfg->sched;
-
-	if (p->cap_arg != NULL && s->cap < s->base) {
-		describe_low_cap(cfg, p->cap_arg, p->base_arg, &p->env, err,
-		    len);
-		return false;
-	}
-	if (s->cap < s->base)
-		s->cap = s->base;
-	if (s->ndelays > 0 && !check_delay_jitter(s, p->jitter, err, len))
-		return false;
-	if (!check_http_items(cfg, &p->env, err, len))
-		return false;
-	/* A budget and a breaker meter retries; this run retries nothing. */
-	if (cfg->until_failure && (cfg->budget.name[0] != '\0' ||
-	    cfg->breaker.name[0] != '\0')) {
-		describe_until_guard(cfg, &p->env, err, len);
-		return false;
-	}
-	/* As in timeout(1), -k 0 sends no KILL at all. */
-	if (cfg->kill_after == 0)
-		cfg->kill_after = NSEC_INF;
-	if (!cfg->dry_run && cfg->argv == NULL) {
-		snprintf(err, len, "no command given");
-		return false;
-	}
-	return true;
 }
 
 /* The last --preset of argv, or NULL; errors are left to parse_vector(). */
@@ -573,24 +410,6 @@ note_origin(int opt, struct pass *p)
 	}
 }
 
-/*
- * --delays replaces the computed schedule: one vector may not give both;
- * across RETRY_OPTIONS and argv, argv's wins.  false with err filled in.
- */
-static bool
-check_delays(struct config *cfg, const struct pass *p, char *err,
-    size_t len)
-{
-	if (p->delays && p->computed != NULL) {
-		snprintf(err, len, "--delays and --%s cannot be combined: the "
-		    "list replaces the computed schedule", p->computed);
-		return false;
-	}
-	if (!p->from_env && p->computed != NULL)
-		cfg->sched.ndelays = 0;	/* argv's schedule over the env's */
-	return true;
-}
-
 /* One option of a pass: a flag, or one that takes a value. */
 static enum parse_result
 parse_one(int opt, struct config *cfg, struct pass *p, char *err,
@@ -676,21 +495,6 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 		return PARSE_ERROR;
 	}
 	return PARSE_OK;
-}
-
-/*
- * The EREs of RETRY_OPTIONS, compiled now and dropped: argv may replace
- * them, and every word of the variable is checked all the same.
- */
-static bool
-check_env_eres(const struct match_rules *conds, char *why, size_t len)
-{
-	struct matcher *m;
-
-	if ((m = matcher_open(conds, why, len)) == NULL && *why != '\0')
-		return false;
-	matcher_free(m);
-	return true;
 }
 
 /*

@@ -5,8 +5,8 @@
  * --log-format=github the GitHub Actions workflow commands that turn a
  * retried failure into a warning and giving up into an error.  On a
  * terminal the wait before the next attempt is a status line that counts
- * down in place and then leaves the plain line behind, so that the
- * command's own output never lands in the middle of it.  The JSON log,
+ * down in place and then leaves the plain line behind: log.c makes both
+ * lines, status.c draws them.  The JSON log,
  * jsonlog.c's, goes to the text sink instead with --log-format=json, and
  * to --json-log's file besides.  The log is told what to print, times
  * included, and computes nothing of the run itself; values become text
@@ -16,7 +16,6 @@
  * which on a terminal log_open() makes a stream as bounded as the
  * messages.
  */
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include <err.h>
@@ -38,6 +37,7 @@
 #include "errout.h"
 #include "jsonlog.h"
 #include "log.h"
+#include "status.h"
 
 /* A file to append to, above stdio and closed on exec; exits on error. */
 static int
@@ -73,16 +73,6 @@ ends_mid_line(int fd)
 
 	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
-}
-
-/* Whether a terminal can take the status line's carriage returns. */
-static bool
-can_count_down(int fd)
-{
-	const char *term = getenv("TERM");
-
-	return isatty(fd) && term != NULL && *term != '\0' &&
-	    strcmp(term, "dumb") != 0;
 }
 
 /* Whether fd is a regular file, whose lines get the local time. */
@@ -193,8 +183,8 @@ log_open(struct log *lg, const struct log_options *lo)
 	gh = getenv("GITHUB_OUTPUT");
 	if (lg->format == LOG_GITHUB && gh != NULL && *gh != '\0')
 		lg->gh_output = open_gh_output(gh);
-	lg->countdown = lg->format == LOG_TEXT && lg->verbosity >= 0 &&
-	    can_count_down(lg->fd);
+	status_open(&lg->line, &lg->err, lg->fd, lg->format == LOG_TEXT &&
+	    lg->verbosity >= 0);
 	if (lg->stamp)
 		tzset();
 }
@@ -370,7 +360,7 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
     const struct log_sleep *sl)
 {
 	char name[48], *what, d[32];
-	struct strbuf ra = { 0 }, msg = { 0 };
+	struct strbuf ra = { 0 }, msg = { 0 }, next = { 0 }, plain = { 0 };
 	const char *verb = lg->until_failure ? "succeeded" : "failed";
 
 	if (sl->retry_after != NULL)
@@ -386,128 +376,35 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 	what = outcome_text(o);
 	format_ms(d, sizeof(d), sl->sleep);
 	sb_printf(&msg, "attempt %s %s (%s)", name, verb, what);
-	sb_free(&lg->status);
-	sb_visible(&lg->status, getprogname());
-	sb_str(&lg->status, ": ");
-	sb_visible(&lg->status, sb_text(&msg));
-	sb_printf(&msg, ", next in %ss%s", d, sb_text(&ra));
-	sb_free(&lg->plain);
-	format_line(lg, "warning", sb_text(&msg), &lg->plain);
-	if (!lg->countdown)
-		log_put(lg, lg->fd, lg->plain.s, lg->plain.len);
+	sb_printf(&next, "%s, next in %ss%s", sb_text(&msg), d, sb_text(&ra));
+	format_line(lg, "warning", sb_text(&next), &plain);
+	status_wait(&lg->line, sb_text(&msg), &plain);
 	free(what);
 	sb_free(&ra);
 	sb_free(&msg);
+	sb_free(&next);
 }
 
 /* Whether the wait is to be shown by log_countdown() ticks. */
 bool
 log_counts_down(const struct log *lg)
 {
-	return lg->countdown;
+	return lg->line.on;
 }
 
-/* The columns that the UTF-8 text s takes: one for each character. */
-static size_t
-columns(const char *s, size_t n)
-{
-	size_t i, c = 0;
-
-	for (i = 0; i < n; i++)
-		if (((unsigned char)s[i] & 0xc0) != 0x80)
-			c++;
-	return c;
-}
-
-/* The bytes of s that hold its first c characters. */
-static size_t
-bytes_of(const char *s, size_t c)
-{
-	size_t i;
-
-	for (i = 0; s[i] != '\0'; i++)
-		if (((unsigned char)s[i] & 0xc0) != 0x80 && c-- == 0)
-			break;
-	return i;
-}
-
-/*
- * Appends the status to line in at most room columns: whole when it fits,
- * else its start and its end around "...", else nothing.
- */
-static void
-status_fit(struct strbuf *line, const struct strbuf *status, size_t room)
-{
-	const char *s = sb_text(status);
-	size_t cols = columns(s, status->len), head, tail, skip;
-
-	if (cols <= room) {
-		sb_add(line, s, status->len);
-		return;
-	}
-	if (room < 12)
-		return;
-	head = (room - 3 + 1) / 2;
-	tail = room - 3 - head;
-	sb_add(line, s, bytes_of(s, head));
-	sb_str(line, "...");
-	skip = bytes_of(s, cols - tail);
-	sb_add(line, s + skip, status->len - skip);
-}
-
-/*
- * Redraws the status line: the attempt_sleep() tick on a terminal.  The line
- * must not wrap, or it could not be redrawn in place, and the time left
- * is what matters: on a narrow terminal the status gives way first.  A
- * terminal made narrower since the last tick may have wrapped the line
- * drawn then: the rows it took are cleared first.
- */
+/* The attempt_sleep() tick on a terminal: the status line redrawn. */
 void
 log_countdown(nsec_t left, void *arg)
 {
 	struct log *lg = arg;
-	struct strbuf line = { 0 }, vis = { 0 };
-	struct winsize ws;
-	char t[48];
-	size_t width = 80, tcols, rows;
 
-	if (ioctl(lg->fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		width = ws.ws_col;
-	/* Round up, so that the line never shows 0.0s while waiting. */
-	left = (left + 99999999) / 100000000;
-	snprintf(t, sizeof(t), "next in %lld.%llds", (long long)(left / 10),
-	    (long long)(left % 10));
-	tcols = strlen(t);
-	sb_str(&line, "\r\033[K");
-	for (rows = lg->drawn > 0 ? ((size_t)lg->drawn - 1) / width : 0;
-	    rows > 0; rows--)
-		sb_str(&line, "\033[A\r\033[K");
-	if (width - 1 >= tcols + 2 + 12 || width - 1 >=
-	    tcols + 2 + columns(sb_text(&lg->status), lg->status.len)) {
-		status_fit(&vis, &lg->status, width - 1 - tcols - 2);
-		sb_str(&vis, ", ");
-	}
-	if (tcols > width - 1)
-		tcols = width - 1;
-	sb_add(&vis, t, tcols);
-	lg->drawn = (int)columns(vis.s, vis.len);
-	sb_add(&line, vis.s, vis.len);
-	log_put(lg, lg->fd, line.s, line.len);
-	sb_free(&line);
-	sb_free(&vis);
-	lg->line_open = true;
+	status_draw(&lg->line, left);
 }
 
 void
 log_sleep_done(struct log *lg)
 {
-	if (lg->line_open)
-		log_put(lg, lg->fd, "\r\033[K", 4);
-	/* Also after a sleep too short for a single redraw. */
-	if (lg->countdown)
-		log_put(lg, lg->fd, lg->plain.s, lg->plain.len);
-	lg->line_open = false;
-	lg->drawn = 0;
+	status_done(&lg->line);
 }
 
 /* The job summary's last line, and the summary written. */

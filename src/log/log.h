@@ -13,6 +13,7 @@
 #include "text/escape.h"
 #include "errout.h"
 #include "jsonlog.h"
+#include "status.h"
 #include "summary.h"
 
 struct log {
@@ -25,12 +26,8 @@ struct log {
 	int		 gh_output;	/* $GITHUB_OUTPUT, or -1 */
 	struct jsonlog	 json;
 	int		 verbosity;
-	bool		 countdown;	/* redraw a status line on a terminal */
-	bool		 line_open;	/* the status line is showing */
+	struct status_line line;	/* the wait before the next attempt */
 	long long	 max;		/* --attempts, 0: unlimited */
-	struct strbuf	 status;	/* the status line, less the time */
-	struct strbuf	 plain;		/* the line it leaves behind */
-	int		 drawn;		/* columns of the status line shown */
 	bool		 until_failure;	/* the sleeps follow successes */
 	struct summary	*summary;	/* $GITHUB_STEP_SUMMARY's, or NULL */
 	nsec_t		 attempt_at;	/* when the attempt started, from t0 */
