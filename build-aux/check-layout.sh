@@ -98,8 +98,11 @@ while read -r f h; do
 	to=${to%.h}
 	[ "$from" != "$to" ] && printf '%s %s\n' "$from" "$to"
 done <"$tmp/inc" >"$tmp/edges"
-tsort "$tmp/edges" >/dev/null 2>"$tmp/loop" ||
-    breach "the includes make a circle: $(cat "$tmp/loop")"
+if ! tsort "$tmp/edges" >/dev/null 2>"$tmp/loop"; then
+	# tsort names each loop's files, a line each, after a heading.
+	breach "the includes make a circle among: $(sed -n \
+	    's/^tsort: \(src\/[^ ]*\)$/\1/p' "$tmp/loop" | sort -u | tr '\n' ' ')"
+fi
 
 # Sizes.  guard-lua.h is generated from guard.lua.
 find src -name '*.[ch]' ! -name '*-lua.h' -exec wc -l {} + |
