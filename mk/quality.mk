@@ -164,7 +164,7 @@ lint: lint-layout
 lint-layout:
 	sh build-aux/check-layout.sh
 
-analyze-tidy:
+analyze-tidy: src/guard/guard-lua.h
 	sh build-aux/analyze.sh tidy $(SRCS) -- -std=c11 $(ALL_CPPFLAGS) \
 	    $(BSD_CFLAGS) $(HIREDIS_CFLAGS) $(OPENSSL_CFLAGS)
 
