@@ -93,6 +93,7 @@ POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
 	  src/policy/preset.c src/policy/http.c
 TEXT_SRCS	= src/text/format.c src/text/escape.c
 ERE_SRCS	= src/ere/ere.c src/ere/eredfa.c src/ere/erelit.c src/ere/erenfa.c \
+	  src/ere/erenfabuild.c src/ere/erenfagroup.c \
 	  src/ere/ereclosure.c src/ere/eresyntax.c src/ere/ereclass.c \
 	  src/ere/pairscan.c
 OS_SRCS	= src/os/signals.c src/os/fd.c src/os/clock.c src/os/env.c
@@ -111,7 +112,7 @@ POLICY_HDRS	= src/policy/backoff.h src/policy/outcomes.h \
 TEXT_HDRS	= src/text/format.h src/text/escape.h
 ERE_HDRS	= src/ere/ere.h src/ere/erelit.h src/ere/ereclosure.h \
 	  src/ere/eresyntax.h src/ere/ereclass.h src/ere/ereprog.h \
-	  src/ere/pairscan.h
+	  src/ere/erenfa.h src/ere/pairscan.h
 OS_HDRS	= src/os/defs.h src/os/signals.h src/os/fd.h src/os/clock.h \
 	  src/os/env.h
 SRCS	= src/retry.c $(CLI_SRCS) $(ATTEMPT_SRCS) $(GUARD_SRCS) $(LOG_SRCS) \
