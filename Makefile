@@ -92,7 +92,8 @@ LOG_SRCS	= src/log/log.c src/log/status.c src/log/jsonlog.c \
 POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
 	  src/policy/preset.c src/policy/http.c
 TEXT_SRCS	= src/text/format.c src/text/escape.c
-ERE_SRCS	= src/ere/ere.c src/ere/eredfa.c src/ere/erelit.c src/ere/erenfa.c \
+ERE_SRCS	= src/ere/ere.c src/ere/eredfa.c src/ere/erelit.c \
+	  src/ere/erenfa.c src/ere/erenfabuild.c src/ere/erenfagroup.c \
 	  src/ere/ereclosure.c src/ere/eresyntax.c src/ere/ereclass.c \
 	  src/ere/pairscan.c
 OS_SRCS	= src/os/signals.c src/os/fd.c src/os/clock.c src/os/env.c
@@ -111,7 +112,7 @@ POLICY_HDRS	= src/policy/backoff.h src/policy/outcomes.h \
 TEXT_HDRS	= src/text/format.h src/text/escape.h
 ERE_HDRS	= src/ere/ere.h src/ere/erelit.h src/ere/ereclosure.h \
 	  src/ere/eresyntax.h src/ere/ereclass.h src/ere/ereprog.h \
-	  src/ere/pairscan.h
+	  src/ere/erenfa.h src/ere/pairscan.h
 OS_HDRS	= src/os/defs.h src/os/signals.h src/os/fd.h src/os/clock.h \
 	  src/os/env.h
 SRCS	= src/retry.c $(CLI_SRCS) $(ATTEMPT_SRCS) $(GUARD_SRCS) $(LOG_SRCS) \
@@ -119,7 +120,8 @@ SRCS	= src/retry.c $(CLI_SRCS) $(ATTEMPT_SRCS) $(GUARD_SRCS) $(LOG_SRCS) \
 HDRS	= $(CLI_HDRS) $(ATTEMPT_HDRS) $(GUARD_HDRS) $(LOG_HDRS) \
 	  $(POLICY_HDRS) $(TEXT_HDRS) $(ERE_HDRS) $(OS_HDRS)
 BATS	?= bats
-TESTS	= tests
+# The suites: tests/, and those a subsystem keeps beside its code.
+TESTS	= tests src/ere/tests
 # The suites that need no tool beyond bats, perl and procps: CI runs them
 # against its other builds of retry (clang, 32-bit, bmake).
 CORE_TESTS = tests/options.bats tests/duration.bats tests/schedule.bats \
@@ -170,30 +172,31 @@ tests/helpers/zombie-leader: tests/helpers/zombie-leader.c
 	    -pthread -o tests/helpers/zombie-leader \
 	    tests/helpers/zombie-leader.c $(LDFLAGS)
 
-# The table of cases of the ERE matcher (tests/ere.bats).
-ERE_TEST_SRCS = tests/helpers/ere-test.c $(ERE_SRCS)
-tests/helpers/ere-test: $(ERE_TEST_SRCS) $(ERE_HDRS)
-	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -Isrc -o tests/helpers/ere-test \
+# The table of cases of the ERE matcher (src/ere/tests/ere.bats), built
+# beside it.
+ERE_TEST_SRCS = src/ere/tests/ere-test.c $(ERE_SRCS)
+src/ere/tests/ere-test: $(ERE_TEST_SRCS) $(ERE_HDRS)
+	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -Isrc -o src/ere/tests/ere-test \
 	    $(ERE_TEST_SRCS) $(LDFLAGS)
 
 # The same, its DFA cut to 2 states so that the NFA (src/ere/erenfa.c) takes
 # every stream over as soon as it can.
-tests/helpers/ere-test-nfa: $(ERE_TEST_SRCS) $(ERE_HDRS)
+src/ere/tests/ere-test-nfa: $(ERE_TEST_SRCS) $(ERE_HDRS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_TEST_NFA -Isrc \
-	    -o tests/helpers/ere-test-nfa $(ERE_TEST_SRCS) $(LDFLAGS)
+	    -o src/ere/tests/ere-test-nfa $(ERE_TEST_SRCS) $(LDFLAGS)
 
 # The same, the first literal and every second one searched for by a
 # pair of their bytes (src/ere/pairscan.c) from the start, the others by a
 # byte, where the table's short lines would have all searched by a byte.
-tests/helpers/ere-test-pairs: $(ERE_TEST_SRCS) $(ERE_HDRS)
+src/ere/tests/ere-test-pairs: $(ERE_TEST_SRCS) $(ERE_HDRS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_PAIRS_ALWAYS -Isrc \
-	    -o tests/helpers/ere-test-pairs $(ERE_TEST_SRCS) $(LDFLAGS)
+	    -o src/ere/tests/ere-test-pairs $(ERE_TEST_SRCS) $(LDFLAGS)
 
 # The programs the suite runs besides retry: every target that runs the
 # whole suite builds them all.
 TEST_HELPERS = tests/helpers/wstatus tests/helpers/zombie-leader \
-	       tests/helpers/guard-rules tests/helpers/ere-test \
-	       tests/helpers/ere-test-nfa tests/helpers/ere-test-pairs \
+	       tests/helpers/guard-rules src/ere/tests/ere-test \
+	       src/ere/tests/ere-test-nfa src/ere/tests/ere-test-pairs \
 	       tests/helpers/pipe-size
 test-helpers: $(TEST_HELPERS)
 

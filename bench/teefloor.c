@@ -5,7 +5,7 @@
  * with tee(2) (no copy), then reads the same bytes into its own buffer
  * and drops them: no matching, no poll(2), blocking calls.  Like retry
  * once a command writes in bulk, it makes both pipes 1 MiB and takes up
- * to 1 MiB a turn; it reads back in 64 KiB pieces, as retry does.  bench/matcher.sh runs it in the
+ * to 1 MiB a turn; it reads back in 64 KiB pieces, as retry does.  src/ere/bench/matcher.sh runs it in the
  * place of retry, so that the throughput of an output condition can be
  * held against what its process alone costs on this machine.
  *

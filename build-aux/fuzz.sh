@@ -11,7 +11,8 @@
 #            run to run), the crashing inputs and the log
 # Each harness starts from its seed corpus, fuzz/corpus/NAME/, with the
 # dictionary fuzz/NAME.dict if there is one; NAME-nfa, a harness built
-# again another way, shares NAME's.
+# again another way, shares NAME's.  A library's own harness keeps them
+# beside it, in src/LIB/fuzz/ (src/ere/fuzz/ere.c: corpus/ere/, ere.dict).
 set -u
 
 if [ $# -lt 5 ]; then
@@ -20,7 +21,16 @@ if [ $# -lt 5 ]; then
 fi
 seconds=$1 jobs=$2 bindir=$3 outdir=$4
 shift 4
-fuzzdir=$(cd "$(dirname "$0")/../fuzz" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+# fuzzdir NAME: the folder of NAME's harness, corpus and dictionary.
+fuzzdir() {
+	local d
+	for d in "$root"/src/*/fuzz; do
+		[[ -f $d/$1.c ]] && echo "$d" && return
+	done
+	echo "$root/fuzz"
+}
 
 # Inputs longer than this find nothing new in a parser of one word.
 max_len() {
@@ -32,8 +42,9 @@ max_len() {
 
 # run_one NAME: one harness to its time limit; its status is libFuzzer's.
 run_one() {
-	local name=$1 dir=$outdir/$1 dict=() seed=${1%-nfa}
+	local name=$1 dir=$outdir/$1 dict=() seed=${1%-nfa} fuzzdir
 
+	fuzzdir=$(fuzzdir "$seed")
 	mkdir -p "$dir/corpus"
 	rm -f "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-*
 	[[ -f $fuzzdir/$seed.dict ]] && dict=("-dict=$fuzzdir/$seed.dict")

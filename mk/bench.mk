@@ -20,9 +20,10 @@ bench-tls: all
 .PHONY: bench bench-tls
 
 # make bench-matcher: the output conditions' matcher against issue 27's
-# targets (bench/matcher.sh): throughput beside cat | cat and grep -E -c,
-# one long line, TERM while matching.  Reported, never enforced.
+# targets (src/ere/bench/matcher.sh): throughput beside cat | cat and
+# grep -E -c, one long line, TERM while matching.  Reported, never
+# enforced.
 bench-matcher: retry
-	bash bench/matcher.sh
+	bash src/ere/bench/matcher.sh
 
 .PHONY: bench-matcher

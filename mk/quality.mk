@@ -76,8 +76,10 @@ check-valgrind: build/valgrind/retry build/valgrind/quality-canary \
 
 # --- libFuzzer ------------------------------------------------------------
 # One harness per parser; each checks properties, not only crashes (see
-# the comment at the top of each fuzz/NAME.c).  fuzz-ci runs them two at
-# a time: nine harnesses of FUZZ_CI_TIME seconds take five rounds.
+# the comment at the top of each fuzz/NAME.c, and of src/ere/fuzz/ere.c,
+# the ERE library's own, kept beside it with its corpus and dictionary).
+# fuzz-ci runs them two at a time: nine harnesses of FUZZ_CI_TIME seconds
+# take five rounds.
 FUZZERS		= duration outcomes signal jitter options http guard ere ere-nfa
 FUZZ_BINS	= $(FUZZERS:%=build/fuzz/%)
 FUZZ_CI_TIME	?= 60
@@ -97,12 +99,17 @@ build/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 # are searched for (src/ere/eredfa.c), so that its short subjects reach that
 # choice; the second searches for the first literal and every second
 # one by a pair of their bytes (src/ere/pairscan.c), the others by a byte.
-build/fuzz/ere: FUZZ_DEFS += -DERE_SAMPLE_MIN=1
-build/fuzz/ere-nfa: fuzz/ere.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
+# It is linked with the library's files alone: ere/ is a library.
+ERE_FUZZ_BUILD	= $(QUALITY_CC) $(WARN) -Werror $(ALL_CPPFLAGS) -g -O1 \
+		  -fsanitize=fuzzer $(SAN_FLAGS)
+build/fuzz/ere: src/ere/fuzz/ere.c $(ERE_SRCS) $(ERE_HDRS)
 	@mkdir -p $(@D)
-	$(QUALITY_BUILD) -Isrc -g -O1 -fsanitize=fuzzer $(SAN_FLAGS) \
-	    -DERE_TEST_NFA -DERE_PAIRS_ALWAYS -o $@ fuzz/ere.c $(LIB_SRCS) \
-	    $(BSD_LIBS) $(HIREDIS_LIBS)
+	$(ERE_FUZZ_BUILD) -DERE_SAMPLE_MIN=1 -o $@ src/ere/fuzz/ere.c \
+	    $(ERE_SRCS)
+build/fuzz/ere-nfa: src/ere/fuzz/ere.c $(ERE_SRCS) $(ERE_HDRS)
+	@mkdir -p $(@D)
+	$(ERE_FUZZ_BUILD) -DERE_TEST_NFA -DERE_PAIRS_ALWAYS -o $@ \
+	    src/ere/fuzz/ere.c $(ERE_SRCS)
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -507,7 +507,8 @@ unsigned long
 ere_lits_sample(struct ere_lits *l, struct lit_sample *sm,
     const unsigned char *p, size_t n)
 {
-	unsigned long bhits[LIT_MAX], phits[LIT_MAX] = { 0 }, hits = 0;
+	/* Each literal's hits, 0 until counted (a pair only where len > 1). */
+	unsigned long bhits[LIT_MAX] = { 0 }, phits[LIT_MAX] = { 0 }, hits = 0;
 	unsigned mask;
 	int k;
 

@@ -19,7 +19,7 @@
 #define PAIR_SLOTS	4096	/* counts of pairs in a sample */
 
 /*
- * Built with -DERE_PAIRS_ALWAYS (tests/helpers/ere-test-pairs, a fuzzer),
+ * Built with -DERE_PAIRS_ALWAYS (src/ere/tests/ere-test-pairs, a fuzzer),
  * the first literal of two bytes or more and every second one after it
  * are searched for by a pair from the start, the others by a byte, and
  * until the first sample the bytes take over after 3 stops without a

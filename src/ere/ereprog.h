@@ -2,8 +2,9 @@
  * ereprog.h: the compiled form of an ERE, shared by ere.c, which builds
  * it and finds where a match starts, eredfa.c, which runs the DFA over a
  * stream of lines, erenfa.c, the bit-parallel NFA that eredfa.c hands a
- * stream to while its cache keeps missing, and ereclosure.c, the walk
- * without a byte that all three make their states with.  No other file
+ * stream to while its cache keeps missing (erenfabuild.c and
+ * erenfagroup.c make its tables), and ereclosure.c, the walk without a
+ * byte that all three make their states with.  No file outside src/ere
  * includes it.
  */
 #ifndef EREPROG_H
@@ -192,12 +193,13 @@ ere_successors(const struct inst *in, int pc, int prev, int next, int *to)
 }
 
 /*
- * erenfa.c.  nfa_build() returns NULL when memory is exhausted; nfa_cost()
- * is the most 64-bit words one byte's step can cost.  A state is given
- * and taken as the DFA's: the pcs after the consumers that took the last
- * byte, ascending, and that byte's context.  nfa_run() matches p[i..len)
- * but at most *left bytes, which it counts down: where it stopped, and in
- * *match whether that is where a match is seen.
+ * erenfabuild.c, then erenfa.c.  nfa_build() returns NULL when memory is
+ * exhausted; nfa_cost() is the most 64-bit words one byte's step can
+ * cost.  A state is given and taken as the DFA's: the pcs after the
+ * consumers that took the last byte, ascending, and that byte's context.
+ * nfa_run() matches p[i..len) but at most *left bytes, which it counts
+ * down: where it stopped, and in *match whether that is where a match is
+ * seen.
  */
 struct nfa;
 struct nfa	*nfa_build(const struct ere *re);

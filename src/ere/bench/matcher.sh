@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The sh -c scripts and the Markdown are single-quoted on purpose.
 # shellcheck disable=SC2016
-# bench/matcher.sh: the output conditions' matcher against its targets
+# src/ere/bench/matcher.sh: the output conditions' matcher against its targets
 # (issue 27), behind `make bench-matcher`.  Targets are reported, never
 # enforced.  Prints three tables in Markdown:
 #
@@ -19,7 +19,7 @@
 # RUNS (default 7), CC (default cc).
 set -Eeuo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 RETRY=${RETRY:-$ROOT/retry}
 MB=${MB:-128} RUNS=${RUNS:-7} CC=${CC:-cc}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/retry-matcher.XXXXXX")
@@ -118,10 +118,7 @@ table_throughput() {
 
 table_line() {
 	"$CC" -O2 -D_GNU_SOURCE -I"$ROOT/src" -o "$TMP/ereline" \
-	    "$ROOT/bench/ereline.c" "$ROOT/src/ere/ere.c" "$ROOT/src/ere/eredfa.c" \
-	    "$ROOT/src/ere/erelit.c" "$ROOT/src/ere/erenfa.c" "$ROOT/src/ere/ereclosure.c" \
-	    "$ROOT/src/ere/eresyntax.c" "$ROOT/src/ere/ereclass.c" \
-	    "$ROOT/src/ere/pairscan.c"
+	    "$ROOT/src/ere/bench/ereline.c" "$ROOT"/src/ere/*.c
 	echo "| line | ERE | ms (best of 5) | |"
 	echo "|---|---|---:|---|"
 	"$TMP/ereline" -a 65534 'a{1,1000}b' 'a.*b' '(a|aa)*c' \

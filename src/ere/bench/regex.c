@@ -7,9 +7,8 @@
  * with libtre.a, TRE's: the two regex.h cannot be included together) and
  * by src/ere/ere.c, retry's own matcher, each on a freshly compiled ERE.
  *
- *	cc -O2 -D_GNU_SOURCE -Isrc -o regex bench/regex.c src/ere/ere.c \
- *	    src/ere/eredfa.c src/ere/erelit.c src/ere/erenfa.c src/ere/ereclosure.c \
- *	    src/ere/eresyntax.c src/ere/ereclass.c
+ *	cc -O2 -D_GNU_SOURCE -Isrc -o regex src/ere/bench/regex.c \
+ *	    src/ere/ere*.c src/ere/pairscan.c
  *	regex [ERE...]
  */
 #include <stdio.h>

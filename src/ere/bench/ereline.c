@@ -5,9 +5,8 @@
  * then a 'c'); prints, per ERE, the best of five runs and whether the
  * text matched.
  *
- *	cc -O2 -D_GNU_SOURCE -Isrc -o ereline bench/ereline.c src/ere/ere.c \
- *	    src/ere/eredfa.c src/ere/erelit.c src/ere/erenfa.c src/ere/ereclosure.c \
- *	    src/ere/eresyntax.c src/ere/ereclass.c
+ *	cc -O2 -D_GNU_SOURCE -Isrc -o ereline src/ere/bench/ereline.c \
+ *	    src/ere/ere*.c src/ere/pairscan.c
  *	ereline FILE|-a N|-r N ERE...
  */
 #include <stdbool.h>

@@ -1,8 +1,8 @@
 /*
  * ere-test: the table of hand-picked cases for src/ere/ere.c, run by
- * tests/ere.bats.  Each case is an ERE and either the error it must give
- * or a text and where its leftmost match must start (-1: no line
- * matches).  Prints one line per failed case and exits 1 if any failed;
+ * src/ere/tests/ere.bats.  Each case is an ERE and either the error it
+ * must give or a text and where its leftmost match must start (-1: no
+ * line matches).  Prints one line per failed case and exits 1 if any failed;
  * with -v, one line per case.  The expected answers are glibc's
  * regexec() (REG_EXTENDED | REG_NEWLINE) on one line, and retry's own
  * choices where they differ on purpose (marked "retry:").

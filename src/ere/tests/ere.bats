@@ -1,19 +1,21 @@
 #!/usr/bin/env bats
 # src/ere/ere.c, the ERE matcher of the output conditions, on its table of
-# hand-picked cases (tests/helpers/ere-test.c): glibc's answers, glibc's
+# hand-picked cases (src/ere/tests/ere-test.c): glibc's answers, glibc's
 # error words, retry's own refusals, and long lines on which the DFA's
 # cache keeps missing, so that the NFA (src/ere/erenfa.c) takes them over.
 # ere-test-nfa runs the same table with the DFA cut to 2 states, so that
 # the NFA takes over every stream it can; ere-test-pairs with every
 # literal searched for by a pair of its bytes (src/ere/pairscan.c).
-# fuzz/ere.c compares it with glibc on random EREs; conditions.bats
-# drives it through retry.
+# src/ere/fuzz/ere.c compares it with glibc on random EREs;
+# tests/conditions.bats drives it through retry.  The suite keeps beside
+# the library it tests, and shares tests/helpers/common.bash with the
+# others.
 
-load helpers/common
+load ../../../tests/helpers/common
 
 setup() {
 	common_setup
-	ERE_TEST=$ROOT/tests/helpers/ere-test
+	ERE_TEST=$ROOT/src/ere/tests/ere-test
 }
 
 @test "the ERE matcher answers every case of its table" {
@@ -23,13 +25,13 @@ setup() {
 }
 
 @test "the ERE matcher answers them all with the NFA taking every stream over" {
-	run -0 --separate-stderr "$ROOT/tests/helpers/ere-test-nfa"
+	run -0 --separate-stderr "$ROOT/src/ere/tests/ere-test-nfa"
 	[ "$output" = "263 cases, 0 failed" ]
 	[ "$stderr" = "" ]
 }
 
 @test "the ERE matcher answers them all with every second literal searched for by a pair of its bytes, from the start" {
-	run -0 --separate-stderr "$ROOT/tests/helpers/ere-test-pairs"
+	run -0 --separate-stderr "$ROOT/src/ere/tests/ere-test-pairs"
 	[ "$output" = "263 cases, 0 failed" ]
 	[ "$stderr" = "" ]
 }
