@@ -174,21 +174,23 @@ tests/helpers/zombie-leader: tests/helpers/zombie-leader.c
 
 # The table of cases of the ERE matcher (src/ere/tests/ere.bats), built
 # beside it.
-ERE_TEST_SRCS = src/ere/tests/ere-test.c $(ERE_SRCS)
-src/ere/tests/ere-test: $(ERE_TEST_SRCS) $(ERE_HDRS)
+ERE_TEST_SRCS = src/ere/tests/ere-test.c src/ere/tests/ere-lines.c \
+		$(ERE_SRCS)
+ERE_TEST_DEPS = $(ERE_TEST_SRCS) $(ERE_HDRS) src/ere/tests/ere-test.h
+src/ere/tests/ere-test: $(ERE_TEST_DEPS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -Isrc -o src/ere/tests/ere-test \
 	    $(ERE_TEST_SRCS) $(LDFLAGS)
 
 # The same, its DFA cut to 2 states so that the NFA (src/ere/erenfa.c) takes
 # every stream over as soon as it can.
-src/ere/tests/ere-test-nfa: $(ERE_TEST_SRCS) $(ERE_HDRS)
+src/ere/tests/ere-test-nfa: $(ERE_TEST_DEPS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_TEST_NFA -Isrc \
 	    -o src/ere/tests/ere-test-nfa $(ERE_TEST_SRCS) $(LDFLAGS)
 
 # The same, the first literal and every second one searched for by a
 # pair of their bytes (src/ere/pairscan.c) from the start, the others by a
 # byte, where the table's short lines would have all searched by a byte.
-src/ere/tests/ere-test-pairs: $(ERE_TEST_SRCS) $(ERE_HDRS)
+src/ere/tests/ere-test-pairs: $(ERE_TEST_DEPS)
 	$(CC) $(WARN) $(OPTIMIZE) $(CFLAGS) -DERE_PAIRS_ALWAYS -Isrc \
 	    -o src/ere/tests/ere-test-pairs $(ERE_TEST_SRCS) $(LDFLAGS)
 

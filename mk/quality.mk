@@ -196,6 +196,7 @@ quality: analyze check-sanitize check-valgrind fuzz-ci
 quality-clean:
 	rm -rf build/asan build/valgrind build/fuzz build/werror fuzz/out
 
-.PHONY: check-sanitize check-valgrind fuzz fuzz-ci fuzz-build analyze lint-layout \
+.PHONY: check-sanitize check-valgrind fuzz fuzz-ci fuzz-build analyze \
+	lint-layout \
 	analyze-cppcheck analyze-tidy analyze-shellcheck analyze-werror \
 	quality quality-clean
