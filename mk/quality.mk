@@ -126,7 +126,7 @@ fuzz: $(FUZZ_BINS)
 #   clarifyCondition:src/guard/redisstore.c  "ok = type == X" is the house's
 #			idiom; it shows since HAVE_HIREDIS is defined (so that
 #			the Redis and TLS code is checked at all)
-#   knownConditionTrueFalse:src/cli/parse.c  fraction_ns() is called only
+#   knownConditionTrueFalse:src/text/duration.c  fraction_ns() is called only
 #			with digits, which cppcheck cannot follow
 #   unusedFunction:src/ere/ere.c  ere_exec() (where a match starts) serves
 #			ere-test, the fuzzer and bench/, not retry
@@ -141,7 +141,7 @@ CPPCHECK_FLAGS	= --std=c11 --enable=warning,style,performance,portability \
 		  -DO_TMPFILE=020200000 -DF_SETPIPE_SZ=1031 -Isrc \
 		  --suppress=missingIncludeSystem --suppress=variableScope \
 		  --suppress=redundantContinue --suppress=readdirCalled \
-		  --suppress=knownConditionTrueFalse:src/cli/parse.c \
+		  --suppress=knownConditionTrueFalse:src/text/duration.c \
 		  --suppress=clarifyCondition:src/guard/redisstore.c \
 		  --suppress=unusedFunction:src/ere/ere.c
 # -Werror builds with both compilers, with warnings beyond the Makefile's.

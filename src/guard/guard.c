@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/parse.h"
+#include "spec.h"
 #include "os/clock.h"
 #include "os/defs.h"
 #include "os/signals.h"
