@@ -151,7 +151,8 @@ src/guard/guard-lua.h: src/guard/guard.lua build-aux/embed-lua.sh
 # The table-driven tests of the budget's and the breaker's rules, on
 # budget.c's pure functions (tests/rules.bats), and the script they
 # give Redis (tests/fleet.bats).
-RULES_SRCS = tests/helpers/guard-rules.c src/guard/budget.c src/policy/backoff.c
+RULES_SRCS = tests/helpers/guard-rules.c src/guard/budget.c src/policy/backoff.c \
+	     src/text/format.c
 tests/helpers/guard-rules: $(RULES_SRCS) $(HDRS)
 	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
 	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(OPTIMIZE) $(CFLAGS) \
