@@ -86,8 +86,8 @@ ATTEMPT_SRCS	= src/attempt/attempt.c src/attempt/spawn.c \
 	  src/attempt/leftovers.c src/attempt/streams.c src/attempt/feed.c \
 	  src/attempt/held.c src/attempt/match.c src/attempt/hooks.c
 GUARD_SRCS	= src/guard/guard.c src/guard/spec.c src/guard/budget.c \
-	  src/guard/statefile.c src/guard/redisstore.c src/guard/resolve.c \
-	  src/guard/tls.c
+	  src/guard/statefile.c src/guard/redisstore.c src/guard/rediscmd.c \
+	  src/guard/redisconn.c src/guard/resolve.c src/guard/tls.c
 LOG_SRCS	= src/log/log.c src/log/jsonlog.c src/log/errout.c \
 	  src/log/summary.c
 POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
@@ -103,9 +103,9 @@ ATTEMPT_HDRS	= src/attempt/attempt.h src/attempt/spawn.h \
 	  src/attempt/leftovers.h src/attempt/streams.h src/attempt/feed.h \
 	  src/attempt/held.h src/attempt/match.h src/attempt/hooks.h
 GUARD_HDRS	= src/guard/guard.h src/guard/spec.h src/guard/budget.h \
-	  src/guard/statefile.h \
-	  src/guard/redisstore.h src/guard/resolve.h src/guard/tls.h \
-	  src/guard/guardcodes.h src/guard/guard-lua.h
+	  src/guard/store.h src/guard/statefile.h src/guard/redisstore.h \
+	  src/guard/rediscmd.h src/guard/redisconn.h src/guard/resolve.h \
+	  src/guard/tls.h src/guard/guardcodes.h src/guard/guard-lua.h
 LOG_HDRS	= src/log/log.h src/log/jsonlog.h src/log/errout.h \
 	  src/log/summary.h
 POLICY_HDRS	= src/policy/backoff.h src/policy/outcomes.h \
