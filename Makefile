@@ -85,13 +85,14 @@ CLI_SRCS	= src/cli/options.c src/cli/checks.c src/cli/parse.c \
 ATTEMPT_SRCS	= src/attempt/attempt.c src/attempt/spawn.c \
 	  src/attempt/leftovers.c src/attempt/streams.c src/attempt/feed.c \
 	  src/attempt/held.c src/attempt/match.c src/attempt/hooks.c
-GUARD_SRCS	= src/guard/guard.c src/guard/budget.c src/guard/statefile.c \
-	  src/guard/redisstore.c src/guard/resolve.c src/guard/tls.c
+GUARD_SRCS	= src/guard/guard.c src/guard/spec.c src/guard/budget.c \
+	  src/guard/statefile.c src/guard/redisstore.c src/guard/rediscmd.c \
+	  src/guard/redisconn.c src/guard/resolve.c src/guard/tls.c
 LOG_SRCS	= src/log/log.c src/log/status.c src/log/jsonlog.c \
 	  src/log/errout.c src/log/summary.c
 POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
 	  src/policy/preset.c src/policy/http.c
-TEXT_SRCS	= src/text/format.c src/text/escape.c
+TEXT_SRCS	= src/text/format.c src/text/escape.c src/text/duration.c
 ERE_SRCS	= src/ere/ere.c src/ere/eredfa.c src/ere/erelit.c \
 	  src/ere/erenfa.c src/ere/erenfabuild.c src/ere/erenfagroup.c \
 	  src/ere/ereclosure.c src/ere/eresyntax.c src/ere/ereclass.c \
@@ -102,14 +103,15 @@ CLI_HDRS	= src/cli/checks.h src/cli/parse.h src/cli/dryrun.h \
 ATTEMPT_HDRS	= src/attempt/attempt.h src/attempt/spawn.h \
 	  src/attempt/leftovers.h src/attempt/streams.h src/attempt/feed.h \
 	  src/attempt/held.h src/attempt/match.h src/attempt/hooks.h
-GUARD_HDRS	= src/guard/guard.h src/guard/budget.h src/guard/statefile.h \
-	  src/guard/redisstore.h src/guard/resolve.h src/guard/tls.h \
-	  src/guard/guardcodes.h src/guard/guard-lua.h
+GUARD_HDRS	= src/guard/guard.h src/guard/spec.h src/guard/budget.h \
+	  src/guard/store.h src/guard/statefile.h src/guard/redisstore.h \
+	  src/guard/rediscmd.h src/guard/redisconn.h src/guard/resolve.h \
+	  src/guard/tls.h src/guard/guardcodes.h src/guard/guard-lua.h
 LOG_HDRS	= src/log/log.h src/log/status.h src/log/jsonlog.h \
 	  src/log/errout.h src/log/summary.h
 POLICY_HDRS	= src/policy/backoff.h src/policy/outcomes.h \
 	  src/policy/preset.h src/policy/http.h
-TEXT_HDRS	= src/text/format.h src/text/escape.h
+TEXT_HDRS	= src/text/format.h src/text/escape.h src/text/duration.h
 ERE_HDRS	= src/ere/ere.h src/ere/erelit.h src/ere/ereclosure.h \
 	  src/ere/eresyntax.h src/ere/ereclass.h src/ere/ereprog.h \
 	  src/ere/erenfa.h src/ere/pairscan.h

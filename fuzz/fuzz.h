@@ -15,12 +15,14 @@
 #include "cli/config.h"
 #include "cli/parse.h"
 #include "guard/budget.h"
+#include "guard/spec.h"
 #include "log/jsonlog.h"
 #include "os/defs.h"
 #include "os/signals.h"
 #include "policy/backoff.h"
 #include "policy/http.h"
 #include "policy/outcomes.h"
+#include "text/duration.h"
 #include "text/format.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

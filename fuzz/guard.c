@@ -1,6 +1,6 @@
 /*
  * guard.c: libFuzzer harness for --budget and --breaker: the parsers of
- * their SPEC (parse.c) and the state record with the rules that change
+ * their SPEC (spec.c) and the state record with the rules that change
  * it (budget.c).  The first byte picks which; the rest is the input.
  *
  * Properties of a SPEC: parse_budget() and parse_breaker() are
@@ -22,7 +22,8 @@
 #include <ctype.h>
 #include <stdbool.h>
 
-#include "cli/parse.h"
+#include "guard/budget.h"
+#include "guard/spec.h"
 #include "fuzz.h"
 
 #define PARAMS	40	/* bytes of parameters before a record's text */

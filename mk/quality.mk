@@ -130,10 +130,10 @@ fuzz: $(FUZZ_BINS)
 #   redundantContinue	`continue;` is KNF's empty loop body
 #   readdirCalled	readdir_r is deprecated; retry has one thread
 #   missingIncludeSystem	system headers are not cppcheck's to read
-#   clarifyCondition:src/guard/redisstore.c  "ok = type == X" is the house's
+#   clarifyCondition:src/guard/rediscmd.c  "ok = type == X" is the house's
 #			idiom; it shows since HAVE_HIREDIS is defined (so that
 #			the Redis and TLS code is checked at all)
-#   knownConditionTrueFalse:src/cli/parse.c  fraction_ns() is called only
+#   knownConditionTrueFalse:src/text/duration.c  fraction_ns() is called only
 #			with digits, which cppcheck cannot follow
 #   unusedFunction:src/ere/ere.c  ere_exec() (where a match starts) serves
 #			ere-test, the fuzzer and bench/, not retry
@@ -145,11 +145,12 @@ CPPCHECK_FLAGS	= --std=c11 --enable=warning,style,performance,portability \
 		  -D_GNU_SOURCE -D__linux__ -DHAVE_HIREDIS -DHAVE_OPENSSL \
 		  -DSIGRTMIN=34 -DSIGRTMAX=64 \
 		  -DSIGPOLL=29 -DSIGIO=29 -DSIGPWR=30 -DSIGSTKFLT=16 \
-		  -DO_TMPFILE=020200000 -DF_SETPIPE_SZ=1031 -Isrc \
+		  -DO_TMPFILE=020200000 -DF_SETPIPE_SZ=1031 -DF_OFD_SETLK=37 \
+		  -Isrc \
 		  --suppress=missingIncludeSystem --suppress=variableScope \
 		  --suppress=redundantContinue --suppress=readdirCalled \
-		  --suppress=knownConditionTrueFalse:src/cli/parse.c \
-		  --suppress=clarifyCondition:src/guard/redisstore.c \
+		  --suppress=knownConditionTrueFalse:src/text/duration.c \
+		  --suppress=clarifyCondition:src/guard/rediscmd.c \
 		  --suppress=unusedFunction:src/ere/ere.c
 # -Werror builds with both compilers, with warnings beyond the Makefile's.
 WERROR_WARN	= $(WARN) -Werror -Wshadow -Wstrict-prototypes \

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "attempt/match.h"
-#include "guard/budget.h"
+#include "guard/spec.h"
 #include "log/jsonlog.h"
 #include "os/defs.h"
 #include "policy/backoff.h"

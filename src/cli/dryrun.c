@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guard/spec.h"
 #include "os/clock.h"
 #include "os/defs.h"
 #include "policy/backoff.h"
 #include "text/format.h"
 #include "config.h"
 #include "dryrun.h"
-#include "parse.h"
 
 /* The dry run's columns after "attempt": window, min, max, draw, elapsed. */
 #define DRY_COLS	5

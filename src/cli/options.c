@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "attempt/match.h"
+#include "guard/spec.h"
 #include "log/jsonlog.h"
 #include "os/defs.h"
 #include "policy/backoff.h"

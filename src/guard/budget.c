@@ -1,7 +1,7 @@
 /*
  * budget.c: the two rules that bound how hard retry leans on a failing
  * dependency, as pure functions on the record that a store keeps (see
- * guard.c), with that record as text, and the same rules in Lua for
+ * store.h), with that record as text, and the same rules in Lua for
  * Redis (guard.lua, embedded here at build time).
  *
  * The retry budget is gRPC's retry throttling (gRFC A6): a bucket of at

@@ -11,25 +11,7 @@
 #include <stdint.h>
 
 #include "os/defs.h"
-
-/*
- * --budget and --breaker: a name, the Redis server that keeps the state
- * (host empty: a local file) and the parameters of the rule.
- */
-#define GUARD_NAME_MAX	64
-#define GUARD_HOST_MAX	255
-struct guard_spec {
-	char		name[GUARD_NAME_MAX + 1];	/* empty: not given */
-	char		host[GUARD_HOST_MAX + 1];	/* empty: local */
-	char		user[GUARD_NAME_MAX + 1];	/* Redis ACL user, or "" */
-	int		port;		/* 0: host is a Unix socket's path */
-	bool		tls;		/* rediss://: through TLS */
-	int		db;		/* the Redis database to SELECT */
-	long long	tokens;		/* budget: the bucket's size */
-	long long	ratio;		/* budget: milli-tokens per success */
-	long long	failures;	/* breaker: give-ups in a row to open */
-	nsec_t		cooldown;	/* breaker: the first wait when open */
-};
+#include "spec.h"
 
 #include "guardcodes.h"	/* enum run_end, breaker_state, admit */
 

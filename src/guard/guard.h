@@ -11,7 +11,7 @@
 #include "os/defs.h"
 #include "os/signals.h"
 #include "budget.h"
-#include "statefile.h"
+#include "store.h"
 
 struct guards {
 	struct guard	 budget;

@@ -19,11 +19,13 @@
  * or used is not an error: the caller is told why and goes on without
  * the guard, so that no other user, and no unusable directory, can keep
  * the command from running.
+ *
+ * Each update applies budget.c's rules to the record it read, and writes
+ * the result back: the store's table (statefile_store) is those updates.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -35,9 +37,20 @@
 #include "os/defs.h"
 #include "os/fd.h"
 #include "os/signals.h"
+#include "text/escape.h"
+#include "budget.h"
 #include "statefile.h"
+#include "store.h"
 
+#define LOCK_WAIT_MS	1000	/* the longest wait for a state file's lock */
 #define LOCK_POLL_MS	5
+
+/* A guard's state file, open. */
+struct statefile {
+	int		 fd;
+	bool		 flocked;	/* locked with flock(2), not OFD */
+	bool		 corrupt;	/* the record read was not valid */
+};
 
 /* Fills why with "WHAT PATH REASON" and returns false. */
 static bool
@@ -150,12 +163,12 @@ open_dir(char *path, size_t len, char *why, size_t wlen)
 }
 
 /*
- * Opens g's state file, creating it empty: false with why if the state
- * cannot be used or trusted.  g->where gets its path.  O_NONBLOCK keeps
- * a FIFO planted there from blocking the open.
+ * Opens g's state file into sf, creating it empty: false with why if the
+ * state cannot be used or trusted.  g->where gets its path.  O_NONBLOCK
+ * keeps a FIFO planted there from blocking the open.
  */
-bool
-statefile_open(struct guard *g, char *why, size_t len)
+static bool
+statefile_open(struct guard *g, struct statefile *sf, char *why, size_t len)
 {
 	char dir[PATH_MAX_GUARD];
 	int dfd, n, fd;
@@ -173,11 +186,11 @@ statefile_open(struct guard *g, char *why, size_t len)
 	if (fd == -1 && is_link_error(errno))
 		return refuse(why, len, "state file", g->where,
 		    "is a symbolic link");
-	if ((g->fd = fd_above_stdio(fd)) == -1)
+	if ((sf->fd = fd_above_stdio(fd)) == -1)
 		return failed(why, len, "state file", g->where);
-	if (!check_owned(g->fd, "state file", g->where, S_IFREG, why, len)) {
-		close(g->fd);
-		g->fd = -1;
+	if (!check_owned(sf->fd, "state file", g->where, S_IFREG, why, len)) {
+		close(sf->fd);
+		sf->fd = -1;
 		return false;
 	}
 	return true;
@@ -185,26 +198,26 @@ statefile_open(struct guard *g, char *why, size_t len)
 
 /* One try at the lock, without waiting: 0, or -1 with errno (EAGAIN). */
 static int
-try_lock(struct guard *g)
+try_lock(struct statefile *sf)
 {
 #ifdef F_OFD_SETLK
 	struct flock fl;
 
-	if (!g->flocked) {
+	if (!sf->flocked) {
 		memset(&fl, 0, sizeof(fl));
 		fl.l_type = F_WRLCK;
 		fl.l_whence = SEEK_SET;
-		if (fcntl(g->fd, F_OFD_SETLK, &fl) == 0)
+		if (fcntl(sf->fd, F_OFD_SETLK, &fl) == 0)
 			return 0;
 		if (errno == EACCES)
 			errno = EAGAIN;
 		/* EINVAL: a kernel before Linux 3.15 has no OFD locks. */
 		if (errno != EINVAL)
 			return -1;
-		g->flocked = true;
+		sf->flocked = true;
 	}
 #endif
-	if (flock(g->fd, LOCK_EX | LOCK_NB) == 0)
+	if (flock(sf->fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
 	if (errno == EWOULDBLOCK)
 		errno = EAGAIN;
@@ -220,11 +233,12 @@ try_lock(struct guard *g)
 static int
 take_lock(struct guard *g)
 {
+	struct statefile *sf = g->state;
 	nsec_t end, tick = 0;
 	long mark = signals_stops();
 
 	end = nsec_add(mono_now(), (nsec_t)LOCK_WAIT_MS * NSEC_PER_MSEC);
-	while (try_lock(g) == -1) {
+	while (try_lock(sf) == -1) {
 		if (errno != EAGAIN && errno != EINTR)
 			return -1;
 		if (tick == end) {
@@ -243,41 +257,43 @@ take_lock(struct guard *g)
 }
 
 static void
-release_lock(struct guard *g)
+release_lock(struct statefile *sf)
 {
 	int e = errno;
 #ifdef F_OFD_SETLK
 	struct flock fl;
 
-	if (!g->flocked) {
+	if (!sf->flocked) {
 		memset(&fl, 0, sizeof(fl));
 		fl.l_type = F_UNLCK;
 		fl.l_whence = SEEK_SET;
-		fcntl(g->fd, F_OFD_SETLK, &fl);
+		fcntl(sf->fd, F_OFD_SETLK, &fl);
 		errno = e;
 		return;
 	}
 #endif
-	flock(g->fd, LOCK_UN);
+	flock(sf->fd, LOCK_UN);
 	errno = e;
 }
 
 /*
  * Locks g's file and reads up to len bytes of it: how many, or -1 with
  * errno and the lock released: ETIMEDOUT if another process held the
- * lock for LOCK_WAIT_MS, EINTR if a stop signal came meanwhile.  statefile_commit() must follow.
+ * lock for LOCK_WAIT_MS, EINTR if a stop signal came meanwhile.
+ * statefile_commit() must follow.
  */
-ssize_t
+static ssize_t
 statefile_begin(struct guard *g, char *buf, size_t len)
 {
+	struct statefile *sf = g->state;
 	ssize_t n;
 
 	if (take_lock(g) == -1)
 		return -1;
-	while ((n = pread(g->fd, buf, len, 0)) == -1 && errno == EINTR)
+	while ((n = pread(sf->fd, buf, len, 0)) == -1 && errno == EINTR)
 		continue;
 	if (n == -1)
-		release_lock(g);
+		release_lock(sf);
 	return n;
 }
 
@@ -287,18 +303,150 @@ statefile_begin(struct guard *g, char *buf, size_t len)
  * leaves a record that reads as corrupt, which the next retry reports,
  * rather than an empty file that would pass for a fresh start.
  */
-int
+static int
 statefile_commit(struct guard *g, const char *buf, size_t len)
 {
+	struct statefile *sf = g->state;
 	ssize_t n;
 	int rc = -1;
 
-	while ((n = pwrite(g->fd, buf, len, 0)) == -1 && errno == EINTR)
+	while ((n = pwrite(sf->fd, buf, len, 0)) == -1 && errno == EINTR)
 		continue;
 	if (n >= 0 && (size_t)n != len)
 		errno = EIO;
-	else if (n >= 0 && ftruncate(g->fd, (off_t)len) == 0)
+	else if (n >= 0 && ftruncate(sf->fd, (off_t)len) == 0)
 		rc = 0;
-	release_lock(g);
+	release_lock(sf);
 	return rc;
 }
+
+/* --- the store's table ----------------------------------------------- */
+
+/*
+ * Opens g's state file; no wait here takes mark, since the lock's wait
+ * is each update's own (take_lock()).  A state no one can trust must not
+ * stop the command: the caller goes on without the guard.
+ */
+static enum store_end
+file_open(struct guard *g, long mark, char *why, size_t len)
+{
+	struct statefile *sf;
+
+	(void)mark;
+	if ((sf = calloc(1, sizeof(*sf))) == NULL) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return STORE_FAILED;
+	}
+	sf->fd = -1;
+	g->state = sf;
+	if (statefile_open(g, sf, why, len))
+		return STORE_OK;
+	free(sf);
+	g->state = NULL;
+	return STORE_FAILED;
+}
+
+/*
+ * Locks g's file and reads its record, or says how it failed: a stop
+ * signal during the wait for the lock ends the guard without a word,
+ * since the run is about to end anyway.
+ */
+static enum store_end
+record_load(struct guard *g, struct guard_record *r, char *why, size_t len)
+{
+	struct statefile *sf = g->state;
+	char buf[RECORD_MAX];
+	ssize_t n;
+
+	if ((n = statefile_begin(g, buf, sizeof(buf))) == -1) {
+		if (errno == EINTR)
+			return STORE_STOPPED;
+		if (errno == ETIMEDOUT)
+			snprintf(why, len, "still locked after %d ms",
+			    LOCK_WAIT_MS);
+		else
+			snprintf(why, len, "%s", strerror(errno));
+		return STORE_FAILED;
+	}
+	record_init(r);
+	sf->corrupt = n > 0 && !record_parse(buf, (size_t)n, r);
+	if (sf->corrupt)
+		record_init(r);
+	record_rebase(r, boot_id(), boot_now());
+	return STORE_OK;
+}
+
+/*
+ * Writes r back and unlocks g's file; only then says what went wrong,
+ * since a write to a stderr that blocks must not hold up the others.
+ */
+static enum store_end
+record_store(struct guard *g, struct guard_record *r, char *why, size_t len)
+{
+	struct statefile *sf = g->state;
+	char buf[RECORD_MAX];
+	int n, rc;
+
+	record_stamp(r, boot_id());
+	n = record_format(buf, sizeof(buf), r);
+	rc = statefile_commit(g, buf, (size_t)n);
+	if (sf->corrupt)
+		warnx_safe("state file %s held no valid record: "
+		    "starting afresh", g->where);
+	sf->corrupt = false;
+	if (rc == -1) {
+		snprintf(why, len, "%s", strerror(errno));
+		return STORE_FAILED;
+	}
+	return STORE_OK;
+}
+
+static enum store_end
+file_attempt(struct guard *g, bool success, bool *allowed, char *why,
+    size_t len)
+{
+	struct guard_record r;
+	enum store_end e;
+
+	if ((e = record_load(g, &r, why, len)) != STORE_OK)
+		return e;
+	*allowed = budget_attempt(&r, g->spec, success);
+	return record_store(g, &r, why, len);
+}
+
+/* The lock's wait takes its own mark, as in file_open(). */
+static enum store_end
+file_admit(struct guard *g, nsec_t lease, uint32_t id, long mark,
+    enum admit *verdict, nsec_t *wait, char *why, size_t len)
+{
+	struct guard_record r;
+	enum store_end e;
+
+	(void)mark;
+	if ((e = record_load(g, &r, why, len)) != STORE_OK)
+		return e;
+	*verdict = breaker_admit(&r, g->spec, boot_now(), lease, id, wait);
+	if (*verdict == ADMIT_REFUSED && r.state == BREAKER_PROBING)
+		*wait = -1;
+	return record_store(g, &r, why, len);
+}
+
+static enum store_end
+file_report(struct guard *g, uint32_t probe, enum run_end end,
+    unsigned permille, char *why, size_t len)
+{
+	struct guard_record r;
+	enum store_end e;
+
+	if ((e = record_load(g, &r, why, len)) != STORE_OK)
+		return e;
+	breaker_report(&r, g->spec, boot_now(), probe, end, permille);
+	return record_store(g, &r, why, len);
+}
+
+const struct store_ops statefile_store = {
+	.open = file_open,
+	.attempt = file_attempt,
+	.admit = file_admit,
+	.report = file_report,
+};

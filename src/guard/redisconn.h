@@ -1,0 +1,68 @@
+/*
+ * redisconn.h: what redisconn.c offers the other files of the Redis
+ * store (rediscmd.c, redisstore.c): a connection to a server, the
+ * allowance of time its waits share, and its bytes in and out.  Only
+ * where hiredis is built in.
+ */
+#ifndef REDISCONN_H
+#define REDISCONN_H
+
+#ifdef HAVE_HIREDIS
+#include <sys/types.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <hiredis.h>
+
+#include "os/defs.h"
+#include "os/signals.h"
+#include "tls.h"
+
+/*
+ * What a store may wait, in all, for everything before its first answer
+ * (connect, AUTH, SELECT and the first exchange), and for each exchange
+ * after it: a stop signal after the caller's mark ends any of these
+ * waits at once.
+ */
+#define REDIS_TIMEOUT_MS	500
+
+struct redis {
+	redisContext	*c;
+	const struct sigstate *ss;
+	nsec_t		 deadline;	/* of the step under way */
+	long		 mark;		/* a stop after this ends its waits */
+	nsec_t		 began;		/* when the step under way began */
+	nsec_t		 spent;		/* waited before the first answer */
+	bool		 answered;	/* the first exchange is over */
+	const char	*user;		/* for AUTH on every node, or NULL */
+	const char	*password;
+	struct tls	*tls;		/* rediss://: the session, or NULL */
+	bool		 use_tls;	/* rediss://: every node speaks TLS */
+	struct tls_files files;		/* its CA, certificate and key */
+};
+
+/* A server on TCP: rediss:// if files is not NULL. */
+struct redis_node {
+	const char		*host;
+	int			 port;
+	const struct tls_files	*files;	/* the CAs, certificate and key */
+};
+struct redis	*redis_open(const struct redis_node *node,
+		    const struct sigstate *ss, long mark, char *why,
+		    size_t len);
+struct redis	*redis_open_unix(const char *path, const struct sigstate *ss,
+		    long mark, char *why, size_t len);
+bool		 redis_reconnect(struct redis *r, const char *host, int port,
+		    char *why, size_t len);
+void		 redis_step_begin(struct redis *r, long mark);
+void		 redis_step_end(struct redis *r);
+int		 redis_wait_ready(struct redis *r, short events, char *why,
+		    size_t len);
+ssize_t		 redis_io_read(struct redis *r, void *buf, size_t n,
+		    short *events, char *why, size_t len);
+bool		 redis_send_all(struct redis *r, const char *buf, size_t n,
+		    char *why, size_t len);
+#endif /* HAVE_HIREDIS */
+
+#endif /* REDISCONN_H */

@@ -1,0 +1,73 @@
+/*
+ * store.h: what a store of --budget and --breaker offers guard.c: one
+ * table of functions per kind of store (statefile.c: a local file;
+ * redisstore.c: Redis), and struct guard, one guard on its store.  A
+ * store keeps the guard's record and applies the rules to it, budget.c's
+ * in C or the same rules as guard.lua on the server; guard.c picks the
+ * table once, from the spec, and then calls through it.  A new kind of
+ * store is one more file with one more table.
+ */
+#ifndef STORE_H
+#define STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "os/defs.h"
+#include "os/signals.h"
+#include "budget.h"
+
+#define PATH_MAX_GUARD	4096	/* a state file's path, or a Redis URL */
+/* Room for any reason a store gives: a path, a URL, and a few words. */
+#define STORE_WHY_MAX	(PATH_MAX_GUARD + 128)
+
+struct store_ops;
+struct guard {
+	const struct store_ops *store;	/* the table of its store */
+	void		*state;		/* the store's own, set by its open */
+	const struct guard_spec *spec;
+	const char	*what;		/* "retry budget" or "circuit breaker" */
+	bool		 on;		/* given, and its store answers */
+	const struct sigstate *ss;	/* whose stop signals end a wait */
+	char		 where[PATH_MAX_GUARD];	/* the file or the URL */
+};
+
+/*
+ * How a store's call ended.  A store that fails costs the guard, not the
+ * run: guard.c then goes on without it, after a warning with why, or
+ * without a word when a stop signal ended the call (the run is about to
+ * end).  A call's answer is the one the store came to before it failed,
+ * if any; else the caller's default, left as it was.
+ */
+enum store_end {
+	STORE_OK,
+	STORE_FAILED,		/* why says why */
+	STORE_STOPPED		/* a stop signal ended a wait */
+};
+
+struct store_ops {
+	/*
+	 * Opens g's store, waits that a stop after mark ends; g->where
+	 * names it for the messages.  why names the store itself.
+	 */
+	enum store_end	(*open)(struct guard *g, long mark, char *why,
+			    size_t len);
+	/* The budget: one attempt, and whether a retry is still allowed. */
+	enum store_end	(*attempt)(struct guard *g, bool success,
+			    bool *allowed, char *why, size_t len);
+	/*
+	 * The breaker: whether run id may start (*verdict), claiming the
+	 * probe for lease if it is the one; if refused, *wait is the time
+	 * until the next probe, or -1 while a probe is under way.
+	 */
+	enum store_end	(*admit)(struct guard *g, nsec_t lease, uint32_t id,
+			    long mark, enum admit *verdict, nsec_t *wait,
+			    char *why, size_t len);
+	/* The breaker: how the run ended, probe its id if it probed. */
+	enum store_end	(*report)(struct guard *g, uint32_t probe,
+			    enum run_end end, unsigned permille, char *why,
+			    size_t len);
+};
+
+#endif /* STORE_H */
