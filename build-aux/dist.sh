@@ -17,11 +17,12 @@ set -eu
 cd "$(dirname "$0")/.."
 
 out=${1:-build/release}
-command -v git >/dev/null && git rev-parse --git-dir >/dev/null 2>&1 || {
+if ! command -v git >/dev/null || ! git rev-parse --git-dir >/dev/null 2>&1
+then
 	echo "make dist: needs git and a clone (the tarball is made from" \
 	    "the commit checked out)" >&2
 	exit 1
-}
+fi
 version=$(sed -n 's/^#define RETRY_VERSION[	 ]*"\(.*\)"$/\1/p' \
     src/os/defs.h)
 [ -n "$version" ] || { echo "make dist: no RETRY_VERSION" >&2; exit 1; }

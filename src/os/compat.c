@@ -1,12 +1,13 @@
 /*
  * compat.c: the BSD interfaces of compat.h, for a C library without
- * them (musl): strtonum as OpenBSD defines it, getprogname from the
- * name the C library keeps, errc through verr(3) so that its line goes
- * where err(3)'s go, and arc4random's family from the kernel's
- * getrandom(2), or /dev/urandom where the kernel is older than 3.17.
- * Random bytes are never made up: where neither source gives them,
- * retry stops with one line (exit 125) rather than draw from a weak one.
- * Compiled to nothing unless RETRY_COMPAT is defined (`make BSD_COMPAT=1`).
+ * them (musl, or glibc without libbsd): strtonum and strlcat as OpenBSD
+ * defines them, getprogname from the name the C library keeps, errc
+ * through verr(3) so that its line goes where err(3)'s go, and
+ * arc4random's family from the kernel's getrandom(2), or /dev/urandom
+ * where the kernel is older than 3.17.  Random bytes are never made up:
+ * where neither source gives them, retry stops with one line (exit 125)
+ * rather than draw from a weak one.  Compiled to nothing unless
+ * RETRY_COMPAT is defined (`make BSD_COMPAT=1`).
  */
 #ifdef RETRY_COMPAT
 
@@ -16,13 +17,15 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "defs.h"
 
 long long
-strtonum(const char *s, long long min, long long max, const char **errstr)
+compat_strtonum(const char *s, long long min, long long max, const char **errstr)
 {
 	long long n = 0;
 	char *end;
@@ -56,13 +59,13 @@ strtonum(const char *s, long long min, long long max, const char **errstr)
 }
 
 const char *
-getprogname(void)
+compat_getprogname(void)
 {
 	return program_invocation_short_name;
 }
 
 void
-errc(int status, int code, const char *fmt, ...)
+compat_errc(int status, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -70,6 +73,19 @@ errc(int status, int code, const char *fmt, ...)
 	errno = code;
 	verr(status, fmt, ap);
 	/* NOTREACHED: verr() exits. */
+}
+
+size_t
+compat_strlcat(char *dst, const char *src, size_t size)
+{
+	size_t dlen = strnlen(dst, size), slen = strlen(src), n;
+
+	if (dlen == size)
+		return size + slen;
+	n = slen < size - dlen - 1 ? slen : size - dlen - 1;
+	memcpy(dst + dlen, src, n);
+	dst[dlen + n] = '\0';
+	return dlen + slen;
 }
 
 /* Fills buf from /dev/urandom; false where it cannot be read whole. */
@@ -94,7 +110,7 @@ urandom(unsigned char *buf, size_t len)
 }
 
 void
-arc4random_buf(void *p, size_t len)
+compat_arc4random_buf(void *p, size_t len)
 {
 	unsigned char *buf = p;
 	ssize_t n;
@@ -113,17 +129,17 @@ arc4random_buf(void *p, size_t len)
 }
 
 uint32_t
-arc4random(void)
+compat_arc4random(void)
 {
 	uint32_t r;
 
-	arc4random_buf(&r, sizeof(r));
+	compat_arc4random_buf(&r, sizeof(r));
 	return r;
 }
 
 /* A draw in [0, bound), without modulo bias, as OpenBSD's does it. */
 uint32_t
-arc4random_uniform(uint32_t bound)
+compat_arc4random_uniform(uint32_t bound)
 {
 	uint32_t r, min;
 
@@ -131,7 +147,7 @@ arc4random_uniform(uint32_t bound)
 		return 0;
 	min = -bound % bound;
 	do
-		r = arc4random();
+		r = compat_arc4random();
 	while (r < min);
 	return r % bound;
 }
