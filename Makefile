@@ -54,10 +54,13 @@ PKG_CONFIG ?= pkg-config
 # libbsd through pkg-config (build-aux/libbsd.sh).  libbsd is linked
 # statically where the linker can: one shared library less to load makes
 # start-up measurably cheaper (see bench/results.md).  STATIC_BSD=0 links
-# it as a shared library.
+# it as a shared library.  BSD_COMPAT=1 takes them from src/os/compat.c
+# instead where the C library lacks them and there is no libbsd (musl:
+# the static release binaries, mk/release.mk).
 STATIC_BSD ?= 1
+BSD_COMPAT ?= 0
 LIBBSD	= PKG_CONFIG='$(PKG_CONFIG)' STATIC_BSD='$(STATIC_BSD)' \
-	  sh build-aux/libbsd.sh
+	  BSD_COMPAT='$(BSD_COMPAT)' sh build-aux/libbsd.sh
 BSD_CFLAGS = `$(LIBBSD) cflags $(CC) $(CFLAGS)`
 BSD_LIBS = `$(LIBBSD) libs $(CC) $(CFLAGS) $(LDFLAGS)`
 # hiredis, for --budget=redis://..., only where its static archive is
@@ -97,7 +100,8 @@ ERE_SRCS	= src/ere/ere.c src/ere/eredfa.c src/ere/erelit.c \
 	  src/ere/erenfa.c src/ere/erenfabuild.c src/ere/erenfagroup.c \
 	  src/ere/ereclosure.c src/ere/eresyntax.c src/ere/ereclass.c \
 	  src/ere/pairscan.c
-OS_SRCS	= src/os/signals.c src/os/fd.c src/os/clock.c src/os/env.c
+OS_SRCS	= src/os/signals.c src/os/fd.c src/os/clock.c src/os/env.c \
+	  src/os/compat.c
 CLI_HDRS	= src/cli/checks.h src/cli/parse.h src/cli/dryrun.h \
 	  src/cli/help.h src/cli/envopts.h src/cli/config.h
 ATTEMPT_HDRS	= src/attempt/attempt.h src/attempt/spawn.h \
@@ -116,7 +120,8 @@ ERE_HDRS	= src/ere/ere.h src/ere/erelit.h src/ere/ereclosure.h \
 	  src/ere/eresyntax.h src/ere/ereclass.h src/ere/ereprog.h \
 	  src/ere/erenfa.h src/ere/pairscan.h
 OS_HDRS	= src/os/defs.h src/os/signals.h src/os/fd.h src/os/clock.h \
-	  src/os/env.h
+	  src/os/env.h \
+	  src/os/compat.h
 SRCS	= src/retry.c $(CLI_SRCS) $(ATTEMPT_SRCS) $(GUARD_SRCS) $(LOG_SRCS) \
 	  $(POLICY_SRCS) $(TEXT_SRCS) $(ERE_SRCS) $(OS_SRCS)
 HDRS	= $(CLI_HDRS) $(ATTEMPT_HDRS) $(GUARD_HDRS) $(LOG_HDRS) \

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# CI: retry for arm64.  Cross-builds the static retry with `make
-# static-arm64` (mk/static.mk: Debian's gcc-aarch64-linux-gnu and arm64
-# libbsd, multiarch, without hiredis: no arm64 libhiredis-dev here), and
-# runs the core suites (CORE_TESTS in Makefile) against it under
-# qemu-user.
+# CI: retry for arm64.  Runs the core suites (CORE_TESTS in Makefile)
+# under qemu-user against the aarch64 musl binary of `make release`
+# (mk/release.mk: zig cc -target aarch64-linux-musl, static, without
+# hiredis), copied to build/arm64/retry so that its messages name it
+# retry.  build-aux/ci-release.sh runs this after make release.
 #
 # binfmt_misc is not assumed (the CI VM has no aarch64 entry), so RETRY
 # is a small wrapper that execs qemu-aarch64-static: the same process,
@@ -13,20 +13,19 @@
 # environment that retry passes on.  The tests that qemu-user cannot
 # emulate skip themselves (qemu_cannot in tests/helpers/common.bash,
 # listed in README.md).  Run from the top of the tree.
+#
+# usage: build-aux/ci-arm64.sh BINARY
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Its packages are installed here, not with every build-aux/packages-*.txt
-# at the start of .ci/run: Debian's gcc-aarch64-linux-gnu conflicts with
-# gcc-multilib, which the 32-bit step before this one needs.  apt-get
-# removes gcc-multilib to make room.
-sh build-aux/deps.sh packages build-aux/arm64-packages.txt
-
+[[ $# -eq 1 && -x $1 ]] ||
+    { echo "usage: $0 BINARY (an aarch64 retry: make release)" >&2; exit 2; }
 rm -rf build/arm64
-make static-arm64
+mkdir -p build/arm64
+cp "$1" build/arm64/retry
 # The ELF machine: 0xb7 is AArch64.
 [[ $(od -An -tx2 -j18 -N2 build/arm64/retry) == " 00b7" ]] ||
-    { echo "ci-arm64: build/arm64/retry is not an arm64 program" >&2; exit 1; }
+    { echo "ci-arm64: $1 is not an arm64 program" >&2; exit 1; }
 
 qemu=$(command -v qemu-aarch64-static)
 cat >build/arm64/retry-qemu.c <<EOC
@@ -54,5 +53,5 @@ build/arm64/retry-qemu --version
 make tests/helpers/wstatus
 # qemu is slower: a test that runs retry 256 times needs more than the
 # default 30 s.
-BATS_TEST_TIMEOUT=120 RETRY_UNDER_QEMU=1 RETRY=$PWD/build/arm64/retry-qemu \
+BATS_TEST_TIMEOUT=120 RETRY_UNDER_QEMU=1 RETRY_LIBC=musl RETRY=$PWD/build/arm64/retry-qemu \
     make -o retry -o tests/helpers/wstatus check-core

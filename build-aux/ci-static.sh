@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016 # the commands' $ are for the shell in the root
-# CI: the static retry (make static) where it will live, in an empty root
-# that holds nothing but build/static/retry and a static busybox (no
+# CI: a static retry (make static, or make release's musl binary) where
+# it will live, in an empty root that holds nothing but it, as
+# /bin/retry, and a static busybox (no
 # /dev, no /proc), with only /tmp writable by the command's user.  Each check runs retry there
 # through chroot(8) and compares the exact wait status (from perl's
 # system(), so that a death by a signal differs from an exit) and the
 # exact stderr.  Any mismatch fails the script, with both shown.  The last
 # check adds /etc/hosts, for a redis:// host name.
 # Runs as root (chroot), from the top of the tree.
+#
+# usage: build-aux/ci-static.sh [BINARY]   (default build/static/retry)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bin=build/static/retry
+bin=${1:-build/static/retry}
 [[ -x $bin ]] || { echo "ci-static: no $bin: run make static" >&2; exit 1; }
 if readelf -l "$bin" | grep -q INTERP || readelf -d "$bin" | grep -q NEEDED
 then

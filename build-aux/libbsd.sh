@@ -8,7 +8,8 @@
 #        libbsd.sh libs   CC [FLAG...]   the linker flags
 # CC [FLAG...] is the compiler command with CFLAGS and LDFLAGS, as the
 # Makefile runs it ("gcc -m32 -O2", say).  The environment gives
-# PKG_CONFIG (default pkg-config) and STATIC_BSD (default 1).
+# PKG_CONFIG (default pkg-config), STATIC_BSD (default 1) and BSD_COMPAT
+# (default 0).
 #
 # Where the C library has them (the BSDs, macOS) no flag is needed: a
 # test program that calls them is compiled and linked with CC alone.
@@ -17,7 +18,10 @@
 # under it) is linked statically, which makes every start of retry
 # cheaper (bench/results.md), if the linker takes -Bstatic and the static
 # libraries are installed: a test link decides, and without them the
-# shared libraries are used.  Nothing here installs anything.
+# shared libraries are used.  With BSD_COMPAT=1 they come from retry's
+# own src/os/compat.c instead, where the C library lacks them (musl, which
+# Debian builds no libbsd for): its header goes before every file, and
+# RETRY_COMPAT compiles compat.c.  Nothing here installs anything.
 set -u
 
 case ${1-}:$# in
@@ -62,6 +66,13 @@ cc=$*
 
 # The C library has them all: no flag.
 links "" "" && exit 0
+
+if [ "${BSD_COMPAT:-0}" != 0 ]; then
+	case $mode in
+	cflags) echo "-DRETRY_COMPAT -include os/compat.h" ;;
+	esac
+	exit 0
+fi
 
 if ! cflags=$("$pc" --cflags libbsd-overlay 2>/dev/null) ||
     ! libs=$("$pc" --libs libbsd-overlay 2>/dev/null); then

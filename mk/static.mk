@@ -4,17 +4,17 @@
 # but it and busybox (build-aux/ci-static.sh).
 #
 # It is linked with glibc, libbsd.a (and libmd.a) and, where installed,
-# libhiredis.a.  Not musl: the code takes its BSD interfaces (strtonum,
-# getprogname, arc4random, errc, __printflike) from libbsd, Debian has no
-# libbsd for musl, and Debian's libhiredis.a is built for glibc (it calls
-# __snprintf_chk and friends, which musl lacks).  glibc's static caveat
-# is name resolution: see README.md, "A static binary".
+# libhiredis.a.  The musl build is make release's (mk/release.mk), with
+# src/os/compat.c for the BSD interfaces and without hiredis, whose
+# Debian archive is built for glibc.  glibc's static caveat is name
+# resolution: see README.md, "A static binary".
 
 STATIC_DIR = build/static
 
 static: $(STATIC_DIR)/retry
 
-# make static-arm64: build/arm64/retry, the same for arm64 (aarch64),
+# make static-arm64: build/arm64/retry, the same for arm64 (aarch64)
+# (not in CI, whose arm64 build is make release's musl one),
 # cross-built with Debian's gcc-aarch64-linux-gnu and the arm64 libbsd
 # and libmd of Debian's arm64 architecture (build-aux/arm64-packages.txt;
 # `sh build-aux/deps.sh packages build-aux/arm64-packages.txt` installs

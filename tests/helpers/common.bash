@@ -96,6 +96,15 @@ qemu_cannot() {
 	[[ -z ${RETRY_UNDER_QEMU:-} ]] || skip "qemu-user cannot emulate $1"
 }
 
+# musl_cannot WHAT: the test checks what retry linked against musl (the
+# static binaries of make release, tested with RETRY_LIBC=musl by
+# build-aux/ci-release.sh) does otherwise: musl keeps signals 32 to 34
+# for itself and numbers the real-time ones from 35, where the shell,
+# linked against glibc, numbers them from 34.
+musl_cannot() {
+	[[ ${RETRY_LIBC:-} != musl ]] || skip "not in the musl build: $1"
+}
+
 # Waits until a file exists and is not empty (at most $2 s).
 wait_for_file() {
 	poll_until "${2:-10}" test -s "$1"
