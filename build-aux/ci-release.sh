@@ -71,12 +71,15 @@ rpmbuild -bb --nodeps --define "_topdir $tmp/rpm" \
     { tail -n 40 "$tmp/rpm.log" >&2; fail "rpmbuild failed"; }
 grep -q '^ok ' "$tmp/rpm.log" || fail "the RPM's %check ran no test"
 rpm=$(find "$tmp/rpm/RPMS" -name "retry-backoff-$version-*.rpm")
-rpm -qlp "$rpm" | grep -qx /usr/bin/retry || fail "$rpm has no /usr/bin/retry"
+# The list in a file: a grep -q that stops reading would leave rpm to
+# die of SIGPIPE, which pipefail takes for a failure.
+rpm -qlp "$rpm" >"$tmp/files"
+grep -qx /usr/bin/retry "$tmp/files" || fail "$rpm has no /usr/bin/retry"
 for f in /usr/share/man/man1/retry.1 \
     /usr/share/bash-completion/completions/retry \
     /usr/share/zsh/site-functions/_retry \
     /usr/share/fish/vendor_completions.d/retry.fish; do
-	rpm -qlp "$rpm" | grep -q "^$f" || fail "$rpm has no $f"
+	grep -q "^$f" "$tmp/files" || fail "$rpm has no $f"
 done
 echo "$(basename "$rpm"): $(stat -c %s "$rpm") bytes"
 

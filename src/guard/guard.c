@@ -153,18 +153,17 @@ guards_admit(struct guards *gs, nsec_t *wait)
 {
 	struct guard *g = &gs->breaker;
 	char why[STORE_WHY_MAX];
-	enum admit a = ADMIT_RUN;
-	uint32_t id;
+	struct admission a = { gs->lease, 0, gs->mark, ADMIT_RUN, 0 };
 
 	if (!g->on)
 		return true;
-	while ((id = arc4random()) == 0)
+	while ((a.id = arc4random()) == 0)
 		continue;	/* 0 means "not a probe" */
-	store_done(g, g->store->admit(g, gs->lease, id, gs->mark, &a, wait,
-	    why, sizeof(why)), why);
-	if (a == ADMIT_PROBE)
-		gs->probe = id;
-	return a != ADMIT_REFUSED;
+	store_done(g, g->store->admit(g, &a, why, sizeof(why)), why);
+	*wait = a.wait;
+	if (a.verdict == ADMIT_PROBE)
+		gs->probe = a.id;
+	return a.verdict != ADMIT_REFUSED;
 }
 
 /* Tells the breaker how the run ended, just before retry exits. */

@@ -152,8 +152,8 @@ usec(char *buf, size_t len, nsec_t ns)
 }
 
 static enum store_end
-redis_store_admit(struct guard *g, nsec_t lease, uint32_t id, long mark,
-    enum admit *verdict, nsec_t *wait, char *why, size_t len)
+redis_store_admit(struct guard *g, struct admission *a, char *why,
+    size_t len)
 {
 	struct redis_call call;
 	char cooldown[24], l[24], i[24], cap[24];
@@ -162,20 +162,20 @@ redis_store_admit(struct guard *g, nsec_t lease, uint32_t id, long mark,
 	memset(&call, 0, sizeof(call));
 	call.args[0] = "admit";
 	call.args[1] = usec(cooldown, sizeof(cooldown), g->spec->cooldown);
-	call.args[2] = usec(l, sizeof(l), lease);
-	snprintf(i, sizeof(i), "%" PRIu32, id);
+	call.args[2] = usec(l, sizeof(l), a->lease);
+	snprintf(i, sizeof(i), "%" PRIu32, a->id);
 	call.args[3] = i;
 	call.args[4] = usec(cap, sizeof(cap), breaker_cap(g->spec));
-	if ((e = redis_op(g, &call, 5, mark, why, len)) != STORE_OK ||
+	if ((e = redis_op(g, &call, 5, a->mark, why, len)) != STORE_OK ||
 	    call.nout < 3)
 		return e;
 	/* The server's numbers are data: kept in range before arithmetic. */
-	*wait = call.out[1] <= 0 ? 0 :
+	a->wait = call.out[1] <= 0 ? 0 :
 	    call.out[1] < DURATION_MAX / NSEC_PER_USEC ?
 	    call.out[1] * NSEC_PER_USEC : DURATION_MAX;
 	if (call.out[2] == BREAKER_PROBING)
-		*wait = -1;
-	*verdict = call.out[0] == ADMIT_PROBE ? ADMIT_PROBE :
+		a->wait = -1;
+	a->verdict = call.out[0] == ADMIT_PROBE ? ADMIT_PROBE :
 	    call.out[0] == ADMIT_REFUSED ? ADMIT_REFUSED : ADMIT_RUN;
 	return STORE_OK;
 }

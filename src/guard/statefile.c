@@ -416,18 +416,17 @@ file_attempt(struct guard *g, bool success, bool *allowed, char *why,
 
 /* The lock's wait takes its own mark, as in file_open(). */
 static enum store_end
-file_admit(struct guard *g, nsec_t lease, uint32_t id, long mark,
-    enum admit *verdict, nsec_t *wait, char *why, size_t len)
+file_admit(struct guard *g, struct admission *a, char *why, size_t len)
 {
 	struct guard_record r;
 	enum store_end e;
 
-	(void)mark;
 	if ((e = record_load(g, &r, why, len)) != STORE_OK)
 		return e;
-	*verdict = breaker_admit(&r, g->spec, boot_now(), lease, id, wait);
-	if (*verdict == ADMIT_REFUSED && r.state == BREAKER_PROBING)
-		*wait = -1;
+	a->verdict = breaker_admit(&r, g->spec, boot_now(), a->lease, a->id,
+	    &a->wait);
+	if (a->verdict == ADMIT_REFUSED && r.state == BREAKER_PROBING)
+		a->wait = -1;
 	return record_store(g, &r, why, len);
 }
 

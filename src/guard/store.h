@@ -46,6 +46,20 @@ enum store_end {
 	STORE_STOPPED		/* a stop signal ended a wait */
 };
 
+/*
+ * The breaker's question and its answer: whether run id may start
+ * (verdict), claiming the probe for lease if it is the one; if refused,
+ * wait is the time until the next probe, or -1 while a probe is under
+ * way.  A stop after mark ends the store's wait.
+ */
+struct admission {
+	nsec_t		 lease;
+	uint32_t	 id;
+	long		 mark;
+	enum admit	 verdict;	/* out */
+	nsec_t		 wait;		/* out */
+};
+
 struct store_ops {
 	/*
 	 * Opens g's store, waits that a stop after mark ends; g->where
@@ -56,13 +70,8 @@ struct store_ops {
 	/* The budget: one attempt, and whether a retry is still allowed. */
 	enum store_end	(*attempt)(struct guard *g, bool success,
 			    bool *allowed, char *why, size_t len);
-	/*
-	 * The breaker: whether run id may start (*verdict), claiming the
-	 * probe for lease if it is the one; if refused, *wait is the time
-	 * until the next probe, or -1 while a probe is under way.
-	 */
-	enum store_end	(*admit)(struct guard *g, nsec_t lease, uint32_t id,
-			    long mark, enum admit *verdict, nsec_t *wait,
+	/* The breaker: a's question answered in a. */
+	enum store_end	(*admit)(struct guard *g, struct admission *a,
 			    char *why, size_t len);
 	/* The breaker: how the run ended, probe its id if it probed. */
 	enum store_end	(*report)(struct guard *g, uint32_t probe,
