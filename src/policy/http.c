@@ -90,7 +90,7 @@ http_load(const char *path, struct http_head *h)
 
 /* "HTTP/" 1*DIGIT ["." 1*DIGIT] SP 3DIGIT [SP ...]: the code, or 0. */
 static int
-status_line(const char *p, size_t n)
+status_code(const char *p, size_t n)
 {
 	size_t i = 5;
 	int code;
@@ -189,7 +189,7 @@ http_parse_head(const char *buf, size_t len, struct http_head *h)
 		n = (size_t)((nl != NULL ? nl : end) - p);
 		if (n > 0 && p[n - 1] == '\r')
 			n--;
-		if ((code = status_line(p, n)) != 0) {
+		if ((code = status_code(p, n)) != 0) {
 			into = code >= HTTP_STATUS_MIN ? h : &interim;
 			memset(into, 0, sizeof(*into));
 			into->status = code;
