@@ -96,7 +96,7 @@ LOG_SRCS	= src/log/log.c src/log/status.c src/log/jsonlog.c \
 POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
 	  src/policy/preset.c src/policy/http.c
 TEXT_SRCS	= src/text/format.c src/text/escape.c src/text/duration.c
-ERE_SRCS	= src/ere/ere.c src/ere/eredfa.c src/ere/erelit.c \
+ERE_SRCS	= src/ere/erecomp.c src/ere/eredfa.c src/ere/erelit.c \
 	  src/ere/erenfa.c src/ere/erenfabuild.c src/ere/erenfagroup.c \
 	  src/ere/ereclosure.c src/ere/eresyntax.c src/ere/ereclass.c \
 	  src/ere/pairscan.c

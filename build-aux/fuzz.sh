@@ -12,7 +12,8 @@
 # Each harness starts from its seed corpus, fuzz/corpus/NAME/, with the
 # dictionary fuzz/NAME.dict if there is one; NAME-nfa, a harness built
 # again another way, shares NAME's.  A library's own harness keeps them
-# beside it, in src/LIB/fuzz/ (src/ere/fuzz/ere.c: corpus/ere/, ere.dict).
+# beside it, in src/LIB/fuzz/ (src/ere/fuzz/ere-fuzz.c: corpus/ere/,
+# ere.dict).
 set -u
 
 if [ $# -lt 5 ]; then
@@ -27,7 +28,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 fuzzdir() {
 	local d
 	for d in "$root"/src/*/fuzz; do
-		[[ -f $d/$1.c ]] && echo "$d" && return
+		[[ -f $d/$1-fuzz.c ]] && echo "$d" && return
 	done
 	echo "$root/fuzz"
 }

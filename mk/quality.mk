@@ -76,7 +76,7 @@ check-valgrind: build/valgrind/retry build/valgrind/quality-canary \
 
 # --- libFuzzer ------------------------------------------------------------
 # One harness per parser; each checks properties, not only crashes (see
-# the comment at the top of each fuzz/NAME.c, and of src/ere/fuzz/ere.c,
+# the comment at the top of each fuzz/NAME.c, and of src/ere/fuzz/ere-fuzz.c,
 # the ERE library's own, kept beside it with its corpus and dictionary).
 # fuzz-ci runs them two at a time: nine harnesses of FUZZ_CI_TIME seconds
 # take five rounds.
@@ -102,14 +102,14 @@ build/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRCS) $(HDRS)
 # It is linked with the library's files alone: ere/ is a library.
 ERE_FUZZ_BUILD	= $(QUALITY_CC) $(WARN) -Werror $(ALL_CPPFLAGS) -g -O1 \
 		  -fsanitize=fuzzer $(SAN_FLAGS)
-build/fuzz/ere: src/ere/fuzz/ere.c $(ERE_SRCS) $(ERE_HDRS)
+build/fuzz/ere: src/ere/fuzz/ere-fuzz.c $(ERE_SRCS) $(ERE_HDRS)
 	@mkdir -p $(@D)
-	$(ERE_FUZZ_BUILD) -DERE_SAMPLE_MIN=1 -o $@ src/ere/fuzz/ere.c \
+	$(ERE_FUZZ_BUILD) -DERE_SAMPLE_MIN=1 -o $@ src/ere/fuzz/ere-fuzz.c \
 	    $(ERE_SRCS)
-build/fuzz/ere-nfa: src/ere/fuzz/ere.c $(ERE_SRCS) $(ERE_HDRS)
+build/fuzz/ere-nfa: src/ere/fuzz/ere-fuzz.c $(ERE_SRCS) $(ERE_HDRS)
 	@mkdir -p $(@D)
 	$(ERE_FUZZ_BUILD) -DERE_TEST_NFA -DERE_PAIRS_ALWAYS -o $@ \
-	    src/ere/fuzz/ere.c $(ERE_SRCS)
+	    src/ere/fuzz/ere-fuzz.c $(ERE_SRCS)
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -135,7 +135,7 @@ fuzz: $(FUZZ_BINS)
 #			the Redis and TLS code is checked at all)
 #   knownConditionTrueFalse:src/text/duration.c  fraction_ns() is called only
 #			with digits, which cppcheck cannot follow
-#   unusedFunction:src/ere/ere.c  ere_exec() (where a match starts) serves
+#   unusedFunction:src/ere/erecomp.c  ere_exec() (where a match starts) serves
 #			ere-test, the fuzzer and bench/, not retry
 # clang-tidy: .clang-tidy lists the checks and why some are off;
 # build-aux/analyze.sh runs it once per file (it says why).
@@ -151,7 +151,7 @@ CPPCHECK_FLAGS	= --std=c11 --enable=warning,style,performance,portability \
 		  --suppress=redundantContinue --suppress=readdirCalled \
 		  --suppress=knownConditionTrueFalse:src/text/duration.c \
 		  --suppress=clarifyCondition:src/guard/rediscmd.c \
-		  --suppress=unusedFunction:src/ere/ere.c
+		  --suppress=unusedFunction:src/ere/erecomp.c
 # -Werror builds with both compilers, with warnings beyond the Makefile's.
 WERROR_WARN	= $(WARN) -Werror -Wshadow -Wstrict-prototypes \
 		  -Wmissing-prototypes -Wformat=2 -Wcast-qual -Wwrite-strings \

@@ -390,7 +390,7 @@ long_line() {
 
 @test "an invalid ERE is a usage error, for each kind, with --dry-run too" {
 	local kind
-	# retry's own matcher (src/ere/ere.c) gives glibc's reasons.
+	# retry's own matcher (src/ere/erecomp.c) gives glibc's reasons.
 	for kind in success stop retry; do
 		run -125 --separate-stderr "$RETRY" "--$kind-if-output=(" -- true
 		[ "$output" = "" ]

@@ -1,6 +1,6 @@
 /*
  * ere.h: retry's own POSIX extended regular expressions, matched in time
- * linear in the text (see ere.c, eredfa.c and erenfa.c).  ere.c calls
+ * linear in the text (see erecomp.c, eredfa.c and erenfa.c).  erecomp.c calls
  * eredfa.c, erenfa.c, erelit.c, ereclosure.c and eresyntax.c, which calls
  * ereclass.c; eredfa.c calls erenfa.c and ereclosure.c; erenfa.c calls
  * ereclosure.c, a leaf; none calls anything else of retry's.

@@ -2,7 +2,7 @@
  * ereclass.c: the byte sets of the EREs and the C locale's 12 character
  * classes ([:alpha:] to [:cntrl:]), which are what a bracket, a class
  * escape such as \w, a dot or a single character compiles to: eresyntax.c
- * builds the sets, and ere.c's matcher tests a byte against one with
+ * builds the sets, and erecomp.c's matcher tests a byte against one with
  * set_has(), inline in ereclass.h since it runs for every byte.  The
  * classes are ASCII's, byte by byte, as glibc's in the C locale.
  */

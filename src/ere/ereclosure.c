@@ -4,7 +4,7 @@
  * between the context before a position and the byte after it
  * (ere_successors(), ereprog.h), to the byte consumers and MATCH it
  * reaches; and its work space.  eredfa.c's DFA makes each state with it,
- * ere.c's Pike pass follows the threads with it, and erenfa.c's
+ * erecomp.c's Pike pass follows the threads with it, and erenfa.c's
  * bit-parallel NFA finds its start sets with it (its follow sets come
  * from Tarjan's walk of the same edges, which visits each pc once for
  * every consumer at once).  It calls nothing of retry's.

@@ -1,6 +1,6 @@
 /*
  * ereclosure.h: the walk of an ERE's program without a byte (see
- * ereclosure.c), which ere.c, eredfa.c and erenfa.c call.  It calls
+ * ereclosure.c), which erecomp.c, eredfa.c and erenfa.c call.  It calls
  * nothing of retry's.
  */
 #ifndef ERECLOSURE_H
@@ -8,22 +8,7 @@
 
 #include <stdbool.h>
 
-struct inst;
-
-/*
- * The walk of a program of nprog instructions, and its work space: its
- * marks, a stack of 2 * nprog + 2 pcs, and the list of the byte
- * consumers (I_SET) it reached, nprog at most.  A caller may use the
- * stack and the list between two walks.
- */
-struct ere_walk {
-	const struct inst *prog;
-	unsigned	*mark;
-	unsigned	 gen;
-	int		 nprog;
-	int		*stack;
-	int		*list;
-};
+#include "ereprog.h"
 
 /*
  * Makes the walk of prog, nprog instructions: false, w to be freed all

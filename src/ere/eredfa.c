@@ -1,6 +1,6 @@
 /*
  * eredfa.c: the DFA that says whether a line matches an ERE, built
- * lazily from the program ere.c compiled (ereprog.h), its states cached
+ * lazily from the program erecomp.c compiled (ereprog.h), its states cached
  * in a bounded table that is emptied when full, so that each byte costs a
  * table look-up once the few states a plain ERE needs exist, and never
  * more than one pass over the program.  It runs over a stream of lines
@@ -402,7 +402,7 @@ dfa_skip(struct ere *re, const struct dstate *s,
 	const unsigned char *q;
 	size_t e;
 
-	/* An anchored ERE has no first bytes (ere.c). */
+	/* An anchored ERE has no first bytes (erecomp.c). */
 	if (re->anchored || s->ctx == C_SKIP) {
 		if (s->ctx == C_LINE)
 			return re->lit_lines ? lit_skip(re, s, p, i, len) : i;

@@ -1,6 +1,6 @@
 /*
  * erelit.h: the literals that every match of an ERE contains one of (see
- * erelit.c), found by ere.c at compile time for eredfa.c's search to skip
+ * erelit.c), found by erecomp.c at compile time for eredfa.c's search to skip
  * to, and the pairs of their bytes to search by.  It calls ereclass.c's
  * set_has() only.
  */

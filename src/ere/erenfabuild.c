@@ -6,7 +6,7 @@
  * shifts of the state and far sets; erenfagroup.c then groups the far
  * sets for the step.  The memory is bounded by K (about 200 KiB at
  * K = 4096 with word assertions, half without), and the NFA says what a
- * byte can cost at worst, so that ere.c can refuse an ERE neither the
+ * byte can cost at worst, so that erecomp.c can refuse an ERE neither the
  * DFA nor it can match fast.
  */
 #include <stdint.h>

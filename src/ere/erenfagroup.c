@@ -4,7 +4,7 @@
  * classes (many consumers whose far sets are ranges that end alike and
  * start in their order), and for each word of the state its other
  * consumers with a far set, grouped by far set.  Then what a byte's step
- * can cost at worst, which ere.c and eredfa.c weigh against the DFA's.
+ * can cost at worst, which erecomp.c and eredfa.c weigh against the DFA's.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * ereprog.h: the compiled form of an ERE, shared by ere.c, which builds
+ * ereprog.h: the compiled form of an ERE, shared by erecomp.c, which builds
  * it and finds where a match starts, eredfa.c, which runs the DFA over a
  * stream of lines, erenfa.c, the bit-parallel NFA that eredfa.c hands a
  * stream to while its cache keeps missing (erenfabuild.c and
@@ -15,7 +15,6 @@
 
 #include "ere.h"
 #include "ereclass.h"
-#include "ereclosure.h"
 #include "erelit.h"
 #include "eresyntax.h"
 
@@ -57,6 +56,21 @@ struct inst {
 	unsigned char	 op;
 	unsigned char	 kind;		/* I_ASSERT */
 	int		 x, y;		/* set; targets */
+};
+
+/*
+ * The walk of a program of nprog instructions, and its work space: its
+ * marks, a stack of 2 * nprog + 2 pcs, and the list of the byte
+ * consumers (I_SET) it reached, nprog at most.  A caller may use the
+ * stack and the list between two walks.
+ */
+struct ere_walk {
+	const struct inst *prog;
+	unsigned	*mark;
+	unsigned	 gen;
+	int		 nprog;
+	int		*stack;
+	int		*list;
 };
 
 struct dstate {

@@ -1,6 +1,6 @@
 /*
  * eresyntax.c: the syntax of the POSIX extended regular expressions that
- * ere.c matches: a pattern read into a tree of nodes, as glibc's regcomp()
+ * erecomp.c matches: a pattern read into a tree of nodes, as glibc's regcomp()
  * reads it with REG_EXTENDED | REG_NEWLINE in the C locale, byte by byte
  * (brackets, the 12 classes, intervals, the GNU escapes \w \W \s \S \b
  * \B \< \> \` \'), with glibc's words for the errors; back-references are
@@ -8,7 +8,7 @@
  * lines are matched one by one.  Each character, bracket, class and dot
  * becomes a set of bytes (ereclass.c), stored once among equal ones; each
  * node knows how many instructions it will compile to, so that a pattern
- * of more than ERE_MAX_PROG is refused here, before ere.c generates any
+ * of more than ERE_MAX_PROG is refused here, before erecomp.c generates any
  * code.
  */
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /*
  * eresyntax.h: an ERE read into a tree of nodes (see eresyntax.c), for
- * ere.c to compile.  It calls ereclass.c only.
+ * erecomp.c to compile.  It calls ereclass.c only.
  */
 #ifndef ERESYNTAX_H
 #define ERESYNTAX_H

@@ -1,5 +1,5 @@
 /*
- * ereline: the milliseconds src/ere/ere.c's DFA takes over a text, fed in
+ * ereline: the milliseconds src/ere/erecomp.c's DFA takes over a text, fed in
  * 64 KiB pieces as match.c feeds it (issue 27).  The text is FILE, or
  * with -a N one line of N 'a' and a 'b' (with -r N, N random 'a' and 'b'
  * then a 'c'); prints, per ERE, the best of five runs and whether the

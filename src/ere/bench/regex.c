@@ -5,7 +5,7 @@
  * matcher must look at all of it.  Prints, per ERE, the milliseconds of
  * one match by the libc's regexec() (or, built with -DWITH_TRE and linked
  * with libtre.a, TRE's: the two regex.h cannot be included together) and
- * by src/ere/ere.c, retry's own matcher, each on a freshly compiled ERE.
+ * by src/ere/erecomp.c, retry's own matcher, each on a freshly compiled ERE.
  *
  *	cc -O2 -D_GNU_SOURCE -Isrc -o regex src/ere/bench/regex.c \
  *	    src/ere/ere*.c src/ere/pairscan.c

@@ -1,5 +1,5 @@
 /*
- * ere-test: the table of hand-picked cases for src/ere/ere.c, run by
+ * ere-test: the table of hand-picked cases for src/ere/erecomp.c, run by
  * src/ere/tests/ere.bats.  Each case is an ERE and either the error it
  * must give or a text and where its leftmost match must start (-1: no
  * line matches); ere-lines.c adds the long lines that the NFA takes

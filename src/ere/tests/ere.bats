@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
-# src/ere/ere.c, the ERE matcher of the output conditions, on its table of
+# src/ere/erecomp.c, the ERE matcher of the output conditions, on its table of
 # hand-picked cases (src/ere/tests/ere-test.c): glibc's answers, glibc's
 # error words, retry's own refusals, and long lines on which the DFA's
 # cache keeps missing, so that the NFA (src/ere/erenfa.c) takes them over.
 # ere-test-nfa runs the same table with the DFA cut to 2 states, so that
 # the NFA takes over every stream it can; ere-test-pairs with every
 # literal searched for by a pair of its bytes (src/ere/pairscan.c).
-# src/ere/fuzz/ere.c compares it with glibc on random EREs;
+# src/ere/fuzz/ere-fuzz.c compares it with glibc on random EREs;
 # tests/conditions.bats drives it through retry.  The suite keeps beside
 # the library it tests, and shares tests/helpers/common.bash with the
 # others.

@@ -1,7 +1,7 @@
 /*
- * ere.c: libFuzzer harness for src/ere/ere.c, differential against the C
- * library's regcomp()/regexec() (glibc, C locale, REG_EXTENDED |
- * REG_NEWLINE), which retry used before.  Where glibc's answers on
+ * ere-fuzz.c: libFuzzer harness for the ERE library (src/ere/),
+ * differential against the C library's regcomp()/regexec() (glibc, C
+ * locale, REG_EXTENDED | REG_NEWLINE), which retry used before.  Where glibc's answers on
  * subjects are known to be wrong (libc_unsure()), only ere's own stream
  * and whole answers are compared.
  *

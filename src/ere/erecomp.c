@@ -1,5 +1,5 @@
 /*
- * ere.c: POSIX extended regular expressions for the output conditions,
+ * erecomp.c: POSIX extended regular expressions for the output conditions,
  * matched in time linear in the text.  glibc's regexec() takes seconds on
  * one 64 KiB line against an ERE as plain as 'a.*b' (issue 19, item 3),
  * so retry compiles EREs itself.  eresyntax.c reads a pattern into a tree
