@@ -406,6 +406,30 @@ in_ns() {
 	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
 }
 
+@test "a lookup's child holds none of a killed retry's output, and dies with it" {
+	local pid child
+	silent_dns
+	mkfifo "$WORK/out"
+	for _ in 1 2 3; do
+		rm -f "$WORK/queries" "$WORK/eof" "$WORK/read"
+		(cat <"$WORK/out" >"$WORK/read"; date +%s%N >"$WORK/eof") 3>&- &
+		in_ns "$RETRY" --breaker=redis://redis.example/job -- true \
+		    >"$WORK/out" 2>&1 3>&- &
+		pid=$!
+		wait_for_file "$WORK/queries"
+		child=$(pgrep -P "$pid")
+		kill -KILL "$pid"
+		wait "$pid" || true
+		# The reader sees its end at once, not after the resolver's
+		# 10 s (options timeout:5 attempts:2).
+		wait_for_file "$WORK/eof" 3
+		wait_gone "$child" 3
+		# Killed after the 500 ms (a loaded host): again.
+		[ -s "$WORK/read" ] || break
+	done
+	[ ! -s "$WORK/read" ]
+}
+
 # --- a name with several addresses --------------------------------------
 
 # start_second_redis: a redis-server on 127.0.0.2 at TWO_PORT, the second
