@@ -351,8 +351,7 @@ stop_peer() {
 # silent_dns: a nameserver that never answers (helpers/guard-dns), named
 # by a resolv.conf of the test's own, which in_ns mounts: DNS_PID.
 silent_dns() {
-	[ "$(id -u)" -eq 0 ] || needs "a private mount namespace needs root"
-	require_tool unshare
+	private_bind /etc/resolv.conf
 	require_tool python3
 	"$ROOT/tests/helpers/guard-dns" "$WORK" 3>&- &
 	DNS_PID=$!
