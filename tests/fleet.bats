@@ -625,6 +625,27 @@ stop_auth_redis() {
 	[[ $output != *s3cret* ]]
 }
 
+@test "REDISCLI_AUTH reaches the command and the hooks unchanged; env -u keeps it away" {
+	start_auth_redis
+	# A wrapped redis-cli needs the password the guard used.
+	run -0 --separate-stderr env REDISCLI_AUTH=s3cret "$RETRY" -n 2 -b 0 \
+	    -j none --budget="redis://127.0.0.1:$AUTH_PORT/api" \
+	    --on-retry="printf 'hook %s\\n' \"\$REDISCLI_AUTH\" >>'$WORK/seen'" \
+	    -- sh -c 'redis-cli -p "$1" PING >>"$2"; grep -q hook "$2"' \
+	    sh "$AUTH_PORT" "$WORK/seen"
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
+	[[ ${stderr_lines[1]} =~ ^retry:\ succeeded\ on\ attempt\ 2/2\ after\ [0-9]+\.[0-9]{3}s$ ]]
+	[ "$(cat "$WORK/seen")" = "$(printf '%s\n' PONG "hook s3cret" PONG)" ]
+	run -0 --separate-stderr env REDISCLI_AUTH=s3cret "$RETRY" \
+	    --budget="redis://127.0.0.1:$AUTH_PORT/api" -- \
+	    env -u REDISCLI_AUTH sh -c 'echo "${REDISCLI_AUTH-unset}"'
+	stop_auth_redis
+	[ -z "$stderr" ]
+	[ "$output" = unset ]
+}
+
 # --- a database and a Unix socket (issue 21) -------------------------------
 
 # start_unix_redis [ARGS...]: a second server, on a Unix socket only
