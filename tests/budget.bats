@@ -33,7 +33,7 @@ setup() {
 	local most=$(((20 - HERD_KEPT_ATTEMPTS) * 1000)) record
 	record='^retry-state 1 tokens=([0-9]+) breaker=closed failures=0'
 	record+=' until=0 cooldown=0 probe=0$'
-	[[ $(cat "$STATE/t") =~ $record ]]
+	[[ $(untimed_record "$STATE/t") =~ $record ]]
 	[ "${BASH_REMATCH[1]}" -le "$((most > 0 ? most : 0))" ]
 }
 
@@ -88,7 +88,7 @@ setup() {
 	[ "$(stat -c '%a %u %F' "$STATE/api")" = \
 	    "600 $(id -u) regular file" ]
 	# A success in a full bucket leaves it full.
-	[ "$(cat "$STATE/api")" = \
+	[ "$(untimed_record "$STATE/api")" = \
 	    "retry-state 1 tokens=100000 breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
 }
 
@@ -278,7 +278,7 @@ for _ in range(6000):
 		    "retry: state file $STATE/api held no valid record: starting afresh" ]
 		giving_up "${stderr_lines[1]}" 1 "exit 1" "no attempts left"
 		# Afresh: a full bucket of 3, less the one failure.
-		[ "$(cat "$STATE/api")" = \
+		[ "$(untimed_record "$STATE/api")" = \
 		    "retry-state 1 tokens=2000 breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
 	done
 }
@@ -352,8 +352,8 @@ for _ in range(6000):
 	    "ratio: expected 0.001 to 1000000, at most 3 decimals"
 	bad_value budget 'api,ratio=1e3' \
 	    "ratio: expected 0.001 to 1000000, at most 3 decimals"
-	bad_value budget 'api,failures=3' "expected tokens=N or ratio=R"
-	bad_value budget 'api,' "expected tokens=N or ratio=R"
+	bad_value budget 'api,failures=3' "expected tokens=N, ratio=R or refill=DURATION"
+	bad_value budget 'api,' "expected tokens=N, ratio=R or refill=DURATION"
 	bad_value breaker 'api,tokens=3' \
 	    "expected failures=N or cooldown=DURATION"
 	bad_value breaker 'api,cooldown=0' \

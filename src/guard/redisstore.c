@@ -122,12 +122,20 @@ redis_op(struct guard *g, struct redis_call *call, int nargs, long mark,
 	return STORE_FAILED;
 }
 
+/* Durations for the script, which counts in microseconds. */
+static const char *
+usec(char *buf, size_t len, nsec_t ns)
+{
+	snprintf(buf, len, "%" PRId64, ns / NSEC_PER_USEC);
+	return buf;
+}
+
 static enum store_end
 redis_store_attempt(struct guard *g, bool success, bool *allowed,
     char *why, size_t len)
 {
 	struct redis_call call;
-	char max[24], ratio[24];
+	char max[24], ratio[24], refill[24];
 	enum store_end e;
 
 	memset(&call, 0, sizeof(call));
@@ -137,18 +145,11 @@ redis_store_attempt(struct guard *g, bool success, bool *allowed,
 	call.args[1] = max;
 	call.args[2] = ratio;
 	call.args[3] = success ? "1" : "0";
-	if ((e = redis_op(g, &call, 4, signals_stops(), why, len)) ==
+	call.args[4] = usec(refill, sizeof(refill), g->spec->refill);
+	if ((e = redis_op(g, &call, 5, signals_stops(), why, len)) ==
 	    STORE_OK)
 		*allowed = call.out[0] != 0;
 	return e;
-}
-
-/* Durations for the script, which counts in microseconds. */
-static const char *
-usec(char *buf, size_t len, nsec_t ns)
-{
-	snprintf(buf, len, "%" PRId64, ns / NSEC_PER_USEC);
-	return buf;
 }
 
 static enum store_end

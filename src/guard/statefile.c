@@ -410,7 +410,7 @@ file_attempt(struct guard *g, bool success, bool *allowed, char *why,
 
 	if ((e = record_load(g, &r, why, len)) != STORE_OK)
 		return e;
-	*allowed = budget_attempt(&r, g->spec, success);
+	*allowed = budget_attempt(&r, g->spec, boot_now(), success);
 	return record_store(g, &r, why, len);
 }
 

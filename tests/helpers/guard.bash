@@ -159,6 +159,13 @@ guest_setup() {
 	fi
 }
 
+# untimed_record FILE: the budget's record in FILE without the time its
+# tokens were counted up to and the boot that time is on (" at=N boot=N",
+# as budget.c writes them after an attempt).
+untimed_record() {
+	sed -E 's/ at=[1-9][0-9]*( boot=[1-9][0-9]*)?$//' "$1"
+}
+
 # private_bind TARGET: skips the test, saying why, where a file cannot be
 # bound over TARGET in a private mount namespace, the isolation that
 # with_hosts and in_ns give: tried, not guessed.  In a chroot whose root
