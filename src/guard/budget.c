@@ -256,6 +256,24 @@ budget_attempt(struct guard_record *r, const struct guard_spec *g,
 	return r->tokens * 2 > max;
 }
 
+/*
+ * --guard-reset: the budget's part of r as a fresh record has it (a full
+ * bucket), or the breaker's (closed); the other part is left alone,
+ * since a budget and a breaker of one name share a record.
+ */
+void
+record_forget(struct guard_record *r, bool budget)
+{
+	if (budget) {
+		r->tokens = -1;
+		r->at = 0;
+	} else {
+		r->state = BREAKER_CLOSED;
+		r->failures = r->until = r->cooldown = 0;
+		r->probe = 0;
+	}
+}
+
 /* --- the circuit breaker ----------------------------------------------- */
 
 static nsec_t

@@ -39,6 +39,7 @@ void		 budget_refill(struct guard_record *r,
 		    const struct guard_spec *g, nsec_t now);
 bool		 budget_attempt(struct guard_record *r,
 		    const struct guard_spec *g, nsec_t now, bool success);
+void		 record_forget(struct guard_record *r, bool budget);
 nsec_t		 breaker_cap(const struct guard_spec *g);
 enum admit	 breaker_admit(struct guard_record *r,
 		    const struct guard_spec *g, nsec_t now, nsec_t lease,

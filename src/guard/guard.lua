@@ -11,11 +11,13 @@
 --   attempt MAX RATIO OK REFILL                   -> {allowed, tokens}
 --   admit COOLDOWN LEASE ID CAP                   -> {verdict, wait, state}
 --   report FAILURES COOLDOWN CAP END ID PERMILLE  -> {counted}
+--   peek MAX REFILL               -> {tokens, state, failures, wait}
+--   reset BUDGET                                  -> {1}
 -- One more argument after these is the time to use instead of the
 -- server's: the tests' clock.  retry never sends it.
 if redis.replicate_commands then redis.replicate_commands() end
 local key, op, a = KEYS[1], ARGV[1], {}
-local arity = {attempt = 4, admit = 4, report = 6}
+local arity = {attempt = 4, admit = 4, report = 6, peek = 2, reset = 1}
 if not arity[op] then
   return redis.error_reply('retry: unknown operation ' .. tostring(op))
 end
@@ -58,8 +60,8 @@ local function refill(max, every)
   end
   local e = now - r.at
   local q = math.floor(e / every)
-  local rest = e - q * every
-  if rest < 0 then q = q - 1 elseif rest >= every then q = q + 1 end
+  e = e - q * every
+  if e < 0 then q = q - 1 elseif e >= every then q = q + 1 end
   if q >= math.ceil((max - r.tokens) / MILLI) then
     r.tokens, r.at = max, now
   else
@@ -126,6 +128,19 @@ local function report(failures, cooldown, cap, e, probe, permille)
   return {1}
 end
 
+-- --guard-status: the record as it stands, the refill counted, unsaved
+local function peek(max, every)
+  refill(max, every)
+  return {r.tokens, r.state, r.failures, math.max(0, r['until'] - now)}
+end
+
+-- --guard-reset: record_forget(), the budget's fields or the breaker's
+if op == 'peek' then return peek(a[1], a[2]) end
+if op == 'reset' then
+  if a[1] == 1 then redis.call('HDEL', key, 'tokens', 'at')
+  else redis.call('HDEL', key, unpack(names, 2, 6)) end
+  return {1}
+end
 if op == 'attempt' then return attempt(a[1], a[2], a[3], a[4]) end
 if op == 'admit' then return admit(a[1], a[2], a[3], a[4]) end
 return report(a[1], a[2], a[3], a[4], a[5], a[6])

@@ -154,7 +154,7 @@ take_reply(const redisReply *reply, struct redis_call *call)
 		return false;
 	}
 	call->nout = 0;
-	for (i = 0; i < reply->elements && i < 3; i++) {
+	for (i = 0; i < reply->elements && i < REDIS_OUT; i++) {
 		if (reply->element[i]->type != REDIS_REPLY_INTEGER) {
 			snprintf(call->why, sizeof(call->why),
 			    "unexpected reply");
