@@ -146,6 +146,59 @@ rcli() {
 	run -0 --separate-stderr "$rules" check "$table"
 }
 
+# server_us: the server's clock, in microseconds.
+server_us() {
+	rcli TIME | awk 'NR == 1 { s = $1 } NR == 2 { printf "%d%06d\n", s, $1 }'
+}
+
+@test "a budget in Redis gets a token back every refill interval, as the local one" {
+	local now
+	now=$(server_us)
+	# 2.5 minutes ago, at a token a minute: two back, one taken.
+	rcli HSET retry:api tokens 0 at $((now - 150000000)) >/dev/null
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 \
+	    --budget="$URL/api,tokens=4,refill=1m" -- false
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+	[ "$(rcli HGET retry:api tokens)" = 1000 ]
+	[ "$(rcli HGET retry:api at)" = $((now - 30000000)) ]
+	# A hash of an older retry, with no time: none back.
+	rcli HDEL retry:api at >/dev/null
+	rcli HSET retry:api tokens 0 >/dev/null
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 \
+	    --budget="$URL/api,tokens=4,refill=1ms" -- false
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+	[ "$(rcli HGET retry:api tokens)" = 0 ]
+}
+
+@test "--guard-status and --guard-reset in Redis" {
+	local now u=$URL
+	now=$(server_us)
+	rcli HSET retry:api tokens 1500 at $((now - 30000000)) >/dev/null
+	run -1 --separate-stderr "$RETRY" -n 1 --breaker="$u/job,failures=1" \
+	    -- false
+	run -0 --separate-stderr "$RETRY" --guard-status \
+	    --budget="$u/api,tokens=4,refill=1m" --breaker="$u/job,failures=1"
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "retry budget 'api': 1.5 of 4 tokens: retries refused until there are more than 2; a token back every 1m ($u/api)" ]
+	[[ ${lines[1]} =~ ^circuit\ breaker\ \'job\':\ open,\ next\ probe\ in\ 59\.[0-9]{3}s\ \($u/job\)$ ]]
+	# Nothing written, and no key made for a guard never used.
+	[ "$(rcli HGET retry:api tokens)" = 1500 ]
+	run -0 "$RETRY" --guard-status --budget="$u/new"
+	[ "$(rcli EXISTS retry:new)" = 0 ]
+	run -0 --separate-stderr "$RETRY" --guard-reset --budget="$u/api" \
+	    --breaker="$u/job,failures=1"
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "retry budget 'api': 100 of 100 tokens: retries allowed while there are more than 50; a token back every 10s ($u/api)" ]
+	[ "${lines[1]}" = "circuit breaker 'job': closed, 0 of 1 failed runs in a row ($u/job)" ]
+	[ "$(rcli EXISTS retry:api)" = 0 ]
+	[ -z "$(rcli HGET retry:job state)" ]
+	# A server that cannot be reached: said, and exit 1.
+	run -1 --separate-stderr "$RETRY" --guard-status \
+	    --budget=redis://127.0.0.1:1/api
+	[ -z "$output" ]
+	[ "$stderr" = "retry: redis://127.0.0.1:1/api: Connection refused" ]
+}
+
 @test "an unreachable Redis: one warning, and the run goes on without the limit" {
 	# Port 1 needs root to listen on; nothing does.
 	run -1 --separate-stderr "$RETRY" -n 3 -b 0 -j none \
