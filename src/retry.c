@@ -575,7 +575,7 @@ static int
 run_nothing(const struct config *cfg, struct matcher *matcher)
 {
 	matcher_free(matcher);	/* checked, never used */
-	if (cfg->guard_status || cfg->guard_reset)
+	if (!cfg->dry_run)
 		return guards_tool(&cfg->budget, &cfg->breaker,
 		    cfg->guard_reset, signals_init());
 	return dry_run(cfg);

@@ -136,8 +136,6 @@ check_guard_tool(const struct config *cfg, char *err, size_t len)
 		snprintf(err, len, "%s needs --budget or --breaker", opt);
 	else if (cfg->argv != NULL)
 		snprintf(err, len, "%s runs no command", opt);
-	else if (cfg->dry_run)
-		snprintf(err, len, "%s and --dry-run do not go together", opt);
 	else
 		return true;
 	return false;
@@ -173,7 +171,8 @@ check_config(struct config *cfg, const struct pass *p, char *err,
 	/* As in timeout(1), -k 0 sends no KILL at all. */
 	if (cfg->kill_after == 0)
 		cfg->kill_after = NSEC_INF;
-	if (cfg->guard_status || cfg->guard_reset)
+	/* A dry run touches nothing: it only shows the schedule. */
+	if (!cfg->dry_run && (cfg->guard_status || cfg->guard_reset))
 		return check_guard_tool(cfg, err, len);
 	if (!cfg->dry_run && cfg->argv == NULL) {
 		snprintf(err, len, "no command given");

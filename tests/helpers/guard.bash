@@ -55,9 +55,12 @@ wait_lines() {
 # of processes that did not exit 1 or printed anything, each shown on
 # stderr, and HERD_LEFT_OUT to the pids of those that went on without a
 # local budget, as documented, after a second's wait for its lock; that
-# is allowed in the slow builds only (see check_herd).
+# is allowed in the slow builds only (see check_herd).  The budget does
+# not refill (refill=0): a herd that a slow build spreads over more than
+# the default 10 s would earn a token a refill, which the bound of
+# check_herd does not count.
 herd() {
-	local n=$1 spec=$2 i gate rc out left
+	local n=$1 spec=$2,refill=0 i gate rc out left
 	local -a pids=()
 	left="retry: $STATE/${spec%%,*}: still locked after 1000 ms: going on"
 	left+=" without retry budget '${spec%%,*}'"
