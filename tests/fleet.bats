@@ -482,6 +482,23 @@ in_ns() {
 	[ ! -s "$WORK/read" ]
 }
 
+@test "--guard-status of a Redis that says nothing: exit 1 after half a second, 143 on TERM" {
+	local pid rc=0
+	peer silent
+	run -1 --separate-stderr "$RETRY" --guard-status --budget="$PEER_URL/api"
+	[ -z "$output" ]
+	[ "$stderr" = "retry: $PEER_URL/api: no answer within 500 ms" ]
+	rm -f "$WORK/accepted"
+	"$RETRY" --guard-reset --breaker="$PEER_URL/job" >"$WORK/out" \
+	    2>"$WORK/err" 3>&- &
+	pid=$!
+	wait_for_file "$WORK/accepted"
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ] || [[ $(<"$WORK/err") == *"no answer within"* ]]
+	[ ! -s "$WORK/out" ]
+}
+
 # --- a name with several addresses --------------------------------------
 
 # start_second_redis: a redis-server on 127.0.0.2 at TWO_PORT, the second

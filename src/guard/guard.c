@@ -303,7 +303,8 @@ tool_one(const struct guard_spec *spec, const char *what, bool budget,
 
 /*
  * --guard-status, or --guard-reset if reset: each guard given shown on
- * stdout, after its reset.  0, or 1 if a store could not be used.
+ * stdout, after its reset.  0, 1 if a store could not be used, or 128
+ * and the number of a stop signal that ended a wait, as a shell says.
  */
 int
 guards_tool(const struct guard_spec *budget, const struct guard_spec *breaker,
@@ -312,7 +313,10 @@ guards_tool(const struct guard_spec *budget, const struct guard_spec *breaker,
 	int rc;
 
 	rc = tool_one(budget, "retry budget", true, reset, ss);
-	rc |= tool_one(breaker, "circuit breaker", false, reset, ss);
+	if (signals_stop() == 0)
+		rc |= tool_one(breaker, "circuit breaker", false, reset, ss);
+	if (signals_stop() != 0)
+		rc = 128 + signals_stop();
 	if (fflush(stdout) == EOF) {
 		warnx_safe("standard output: %s", strerror(errno));
 		rc = 1;
