@@ -11,7 +11,7 @@ _retry_longopts=(attempts= base= factor= cap= jitter= splay= seed= retry-on=
 	replay-stdin hold-stdout dry-run log-format= log-file= quiet verbose help
 	version success-if-output= stop-if-output= retry-if-output= on-retry=
 	on-give-up= reset-after= http= budget= breaker= json-log= preset=
-	until-failure stall-timeout= delays=)
+	until-failure stall-timeout= delays= guard-status guard-reset)
 _retry_shortopts=(n= b= f= c= j= r= x= t= s= k= m= S= I O q v h V)
 declare -gA _retry_short_long=([n]=attempts [b]=base [f]=factor [c]=cap
 	[j]=jitter [r]=retry-on [x]=stop-on [t]=timeout [s]=signal

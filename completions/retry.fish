@@ -12,7 +12,7 @@ set -g __fish_retry_valued attempts base factor cap jitter splay seed \
     on-retry on-give-up reset-after http budget breaker json-log preset \
     stall-timeout delays
 set -g __fish_retry_flags foreground replay-stdin hold-stdout dry-run quiet \
-    verbose help version until-failure
+    verbose help version until-failure guard-status guard-reset
 
 # Whether the option word $argv[1] (--name, maybe abbreviated as
 # getopt_long(3) allows) takes a value in the next word.
@@ -122,6 +122,8 @@ complete $opt -l log-file -r -F -d 'write progress messages there'
 complete $opt -l http -r -F -d "read the command's HTTP response head from this file"
 complete $opt -l budget -x -d 'a retry budget shared by every retry that names it'
 complete $opt -l breaker -x -d 'stop running the command for a cooldown after N failed runs'
+complete $opt -l guard-status -d "show the budget's and breaker's state, run nothing"
+complete $opt -l guard-reset -d 'refill the budget, close the breaker, and show'
 complete $opt -l json-log -r -F -d 'also append the JSON log there'
 complete $opt -l preset -x -a 'aws aws-throttle aws-dynamodb aws-legacy google-http google-drive simpledb airflow kubernetes ethernet list' -d "a known system's schedule, or list"
 complete $opt -s q -l quiet -d 'no progress messages, errors only'

@@ -107,7 +107,8 @@ record_equal(const struct guard_record *a, const struct guard_record *b)
 {
 	return a->tokens == b->tokens && a->state == b->state &&
 	    a->failures == b->failures && a->until == b->until &&
-	    a->cooldown == b->cooldown && a->probe == b->probe;
+	    a->cooldown == b->cooldown && a->probe == b->probe &&
+	    a->at == b->at;
 }
 
 static void
@@ -143,10 +144,16 @@ fuzz_rules(struct guard_record *r, const uint8_t *p)
 	g.ratio = 1 + (long long)(a >> 20) % 1000000000;
 	g.failures = 1 + (long long)(d % 8);
 	g.cooldown = 1 + (nsec_t)((d >> 3) % (uint64_t)DURATION_MAX);
+	g.refill = (e >> 41 & 1) ? 0 : (nsec_t)((d >> 5) %
+	    (uint64_t)DURATION_MAX) / 1000 * 1000;
 	max = g.tokens * 1000;
 
 	was = r->tokens < 0 || r->tokens > max ? max : r->tokens;
-	allowed = budget_attempt(r, &g, e >> 32 & 1);
+	budget_refill(r, &g, now);
+	CHECK(r->tokens >= was && r->tokens <= max && r->at <= now);
+	CHECK(r->tokens == was || g.refill > 0);
+	was = r->tokens;
+	allowed = budget_attempt(r, &g, now, e >> 32 & 1);
 	CHECK(r->tokens >= 0 && r->tokens <= max);
 	CHECK(allowed == (r->tokens * 2 > max));
 	CHECK((e >> 32 & 1) ? r->tokens >= was :

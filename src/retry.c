@@ -570,6 +570,17 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    "retry budget '%s' exhausted", cfg->budget.name);
 }
 
+/* --dry-run, --guard-status and --guard-reset: no command runs. */
+static int
+run_nothing(const struct config *cfg, struct matcher *matcher)
+{
+	matcher_free(matcher);	/* checked, never used */
+	if (!cfg->dry_run)
+		return guards_tool(&cfg->budget, &cfg->breaker,
+		    cfg->guard_reset, signals_init());
+	return dry_run(cfg);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -598,9 +609,8 @@ main(int argc, char *argv[])
 	if ((matcher = matcher_open(&cfg.conds, msg, sizeof(msg))) == NULL &&
 	    *msg != '\0')
 		usage_error(msg);
-	if (cfg.dry_run) {
-		matcher_free(matcher);	/* checked, never used */
-		status = dry_run(&cfg);
+	if (cfg.dry_run || cfg.guard_status || cfg.guard_reset) {
+		status = run_nothing(&cfg, matcher);
 		free(shown);
 		free(envv);
 		return status;

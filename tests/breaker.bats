@@ -215,7 +215,7 @@ probe_until_it_runs() {
 @test "a budget and a breaker of the same name share one file" {
 	run -1 --separate-stderr "$RETRY" -n 2 -b 0 --budget=job \
 	    --breaker="$SPEC" -- false
-	[ "$(cat "$STATE/job")" = \
+	[ "$(untimed_record "$STATE/job")" = \
 	    "retry-state 1 tokens=98000 breaker=closed failures=1 until=0 cooldown=0 probe=0" ]
 }
 

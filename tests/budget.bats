@@ -33,7 +33,7 @@ setup() {
 	local most=$(((20 - HERD_KEPT_ATTEMPTS) * 1000)) record
 	record='^retry-state 1 tokens=([0-9]+) breaker=closed failures=0'
 	record+=' until=0 cooldown=0 probe=0$'
-	[[ $(cat "$STATE/t") =~ $record ]]
+	[[ $(untimed_record "$STATE/t") =~ $record ]]
 	[ "${BASH_REMATCH[1]}" -le "$((most > 0 ? most : 0))" ]
 }
 
@@ -88,7 +88,7 @@ setup() {
 	[ "$(stat -c '%a %u %F' "$STATE/api")" = \
 	    "600 $(id -u) regular file" ]
 	# A success in a full bucket leaves it full.
-	[ "$(cat "$STATE/api")" = \
+	[ "$(untimed_record "$STATE/api")" = \
 	    "retry-state 1 tokens=100000 breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
 }
 
@@ -278,7 +278,7 @@ for _ in range(6000):
 		    "retry: state file $STATE/api held no valid record: starting afresh" ]
 		giving_up "${stderr_lines[1]}" 1 "exit 1" "no attempts left"
 		# Afresh: a full bucket of 3, less the one failure.
-		[ "$(cat "$STATE/api")" = \
+		[ "$(untimed_record "$STATE/api")" = \
 		    "retry-state 1 tokens=2000 breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
 	done
 }
@@ -352,8 +352,14 @@ for _ in range(6000):
 	    "ratio: expected 0.001 to 1000000, at most 3 decimals"
 	bad_value budget 'api,ratio=1e3' \
 	    "ratio: expected 0.001 to 1000000, at most 3 decimals"
-	bad_value budget 'api,failures=3' "expected tokens=N or ratio=R"
-	bad_value budget 'api,' "expected tokens=N or ratio=R"
+	bad_value budget 'api,failures=3' "expected tokens=N, ratio=R or refill=DURATION"
+	bad_value budget 'api,' "expected tokens=N, ratio=R or refill=DURATION"
+	bad_value budget 'api,refill=999us' \
+	    "refill: expected 0 or a DURATION of 1ms or more"
+	bad_value budget 'api,refill=x' \
+	    "refill: expected 0 or a DURATION of 1ms or more"
+	bad_value budget 'api,refill=inf' \
+	    "refill: expected 0 or a DURATION of 1ms or more"
 	bad_value breaker 'api,tokens=3' \
 	    "expected failures=N or cooldown=DURATION"
 	bad_value breaker 'api,cooldown=0' \
@@ -415,4 +421,119 @@ for _ in range(6000):
 	# The local form still works.
 	run -0 --separate-stderr "$WORK/plain/retry" --budget=api -- true
 	[ -z "$stderr" ]
+}
+
+# --- the refill over time (issue 36) -----------------------------------
+
+# plant TOKENS AGO [SPEC]: budget api's record with TOKENS milli-tokens,
+# counted up to AGO seconds before now on this boot's clock (read from a
+# record that retry wrote): AT, BOOT.
+plant() {
+	local rec
+	run -0 "$RETRY" --budget="${3:-api,tokens=4,refill=1m}" -- true
+	rec=$(cat "$STATE/api")
+	[[ $rec =~ \ at=([0-9]+)\ boot=([0-9]+)$ ]]
+	AT=$((BASH_REMATCH[1] - $2 * 1000000000)) BOOT=${BASH_REMATCH[2]}
+	printf 'retry-state 1 tokens=%s breaker=closed failures=0 until=0 cooldown=0 probe=0 at=%s boot=%s\n' \
+	    "$1" "$AT" "$BOOT" >"$STATE/api"
+}
+
+@test "an emptied budget gets a token back every refill interval, the rest of one kept" {
+	plant 0 150
+	# 2.5 minutes at a token a minute: two back, one taken, no retry.
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 -j none \
+	    --budget=api,tokens=4,refill=1m -- false
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+	# Counted up to two whole minutes: the half minute is kept.
+	[ "$(cat "$STATE/api")" = "retry-state 1 tokens=1000 breaker=closed failures=0 until=0 cooldown=0 probe=0 at=$((AT + 120000000000)) boot=$BOOT" ]
+}
+
+@test "a budget left alone for its refill time allows retries again" {
+	plant 0 300
+	# Five minutes: full (4), then 3 after attempt 1 (a retry), 2 after 2.
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 -j none \
+	    --budget=api,tokens=4,refill=1m -- false
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/3 failed (exit 1), next in 0.000s" ]
+	giving_up "${stderr_lines[1]}" 2 "exit 1" "retry budget 'api' exhausted"
+	[ "$(untimed_record "$STATE/api")" = "retry-state 1 tokens=2000 breaker=closed failures=0 until=0 cooldown=0 probe=0" ]
+}
+
+@test "refill=0 never refills, and the default is a token every 10 s" {
+	plant 0 300 api,tokens=4,refill=0
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 --budget=api,tokens=4,refill=0 \
+	    -- false
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+	# 25 s at the default: two tokens back.
+	plant 0 25 api,tokens=4
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 --budget=api,tokens=4 -- false
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+	[ "$(cat "$STATE/api")" = "retry-state 1 tokens=1000 breaker=closed failures=0 until=0 cooldown=0 probe=0 at=$((AT + 20000000000)) boot=$BOOT" ]
+}
+
+@test "a record of an older retry, with no time, is read and refills from now on" {
+	mkdir -m 700 "$STATE"
+	(umask 077 && echo 'retry-state 1 tokens=0 breaker=closed failures=0 until=0 cooldown=0 probe=0' \
+	    >"$STATE/api")
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 --budget=api,tokens=4 -- false
+	# Read as it was, no warning: none back, and a time from now on.
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+	[[ $(cat "$STATE/api") =~ ^retry-state\ 1\ tokens=0\ breaker=closed\ failures=0\ until=0\ cooldown=0\ probe=0\ at=[1-9][0-9]*\ boot=[1-9][0-9]*$ ]]
+}
+
+@test "a record from another boot refills for at least this boot's uptime" {
+	plant 0 0 api,tokens=4,refill=1ms
+	printf 'retry-state 1 tokens=0 breaker=closed failures=0 until=0 cooldown=0 probe=0 at=%s boot=%s\n' \
+	    "$((AT + 1000000000000))" "$((BOOT == 1 ? 2 : 1))" >"$STATE/api"
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
+	    --budget=api,tokens=4,refill=1ms -- false
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
+	giving_up "${stderr_lines[1]}" 2 "exit 1" "no attempts left"
+}
+
+# --- --guard-status and --guard-reset (issue 36) ---------------------------
+
+@test "--guard-status shows a budget and a breaker; --guard-reset clears each" {
+	local b=api,tokens=4,refill=1m k=job,failures=1
+	plant 1500 30 "$b"
+	run -1 --separate-stderr "$RETRY" -n 1 --breaker="$k" -- false
+	run -0 --separate-stderr "$RETRY" --guard-status --budget="$b" \
+	    --breaker="$k"
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "retry budget 'api': 1.5 of 4 tokens: retries refused until there are more than 2; a token back every 1m ($STATE/api)" ]
+	[[ ${lines[1]} =~ ^circuit\ breaker\ \'job\':\ open,\ next\ probe\ in\ 59\.[0-9]{3}s\ \($STATE/job\)$ ]]
+	# Nothing written: the half minute still counts.
+	[ "$(cat "$STATE/api")" = "retry-state 1 tokens=1500 breaker=closed failures=0 until=0 cooldown=0 probe=0 at=$AT boot=$BOOT" ]
+	run -0 --separate-stderr "$RETRY" --guard-reset --breaker="$k"
+	[ -z "$stderr" ]
+	[ "$output" = "circuit breaker 'job': closed, 0 of 1 failed runs in a row ($STATE/job)" ]
+	run -0 --separate-stderr "$RETRY" --guard-reset --budget="$b"
+	[ "$output" = "retry budget 'api': 4 of 4 tokens: retries allowed while there are more than 2; a token back every 1m ($STATE/api)" ]
+	run -0 "$RETRY" -n 1 --breaker="$k" -- touch "$WORK/ran"
+	[ -e "$WORK/ran" ]
+}
+
+@test "--guard-reset of a budget leaves the breaker of the same name alone" {
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 --budget=job \
+	    --breaker=job,failures=1 -- false
+	run -0 --separate-stderr "$RETRY" --guard-reset --budget=job
+	[ "$output" = "retry budget 'job': 100 of 100 tokens: retries allowed while there are more than 50; a token back every 10s ($STATE/job)" ]
+	[[ $(cat "$STATE/job") =~ ^retry-state\ 1\ tokens=full\ breaker=open\ failures=1\  ]]
+}
+
+@test "--guard-status and --guard-reset need a guard, run no command, and are no setting" {
+	run -125 --separate-stderr "$RETRY" --guard-status
+	[ "$stderr" = "retry: --guard-status needs --budget or --breaker; try 'retry --help'" ]
+	run -125 --separate-stderr "$RETRY" --guard-reset --budget=api -- \
+	    touch "$WORK/ran"
+	[ "$stderr" = "retry: --guard-reset runs no command; try 'retry --help'" ]
+	[ ! -e "$WORK/ran" ]
+	RETRY_OPTIONS=--guard-reset run -125 --separate-stderr "$RETRY" \
+	    --budget=api -- true
+	[ "$stderr" = "retry: RETRY_OPTIONS: --guard-reset is not allowed there; try 'retry --help'" ]
+	[ ! -e "$STATE/api" ]
 }

@@ -151,6 +151,33 @@ other() {
 	[ ! -e "$WORK/ran" ]
 }
 
+# endpoints TYPE: every node's cluster-preferred-endpoint-type.
+endpoints() {
+	local p
+	for p in "${PORTS[@]}"; do
+		redis-cli -p "$p" CONFIG SET cluster-preferred-endpoint-type \
+		    "$1" >/dev/null
+	done
+}
+
+teardown() {
+	[[ -z ${ENDPOINTS_SET-} ]] || endpoints ip
+}
+
+@test "MOVED with no host (unknown-endpoint): the node's own host, the given port" {
+	local p
+	p=$(other retry:t)
+	[ -n "$p" ]
+	ENDPOINTS_SET=1
+	endpoints unknown-endpoint
+	[[ $(redis-cli -p "$p" HGET retry:t tokens) =~ ^MOVED\ [0-9]+\ :[0-9]+$ ]]
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 -j none \
+	    --budget="redis://localhost:$p/t,tokens=100" -- false
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	giving_up "${stderr_lines[2]}" 3 "exit 1" "no attempts left"
+	[ "$(ccli HGET retry:t tokens)" = 97000 ]
+}
+
 # node_id PORT: the cluster's id of the node on PORT.
 node_id() {
 	redis-cli -p "$1" CLUSTER MYID

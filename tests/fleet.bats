@@ -146,6 +146,59 @@ rcli() {
 	run -0 --separate-stderr "$rules" check "$table"
 }
 
+# server_us: the server's clock, in microseconds.
+server_us() {
+	rcli TIME | awk 'NR == 1 { s = $1 } NR == 2 { printf "%d%06d\n", s, $1 }'
+}
+
+@test "a budget in Redis gets a token back every refill interval, as the local one" {
+	local now
+	now=$(server_us)
+	# 2.5 minutes ago, at a token a minute: two back, one taken.
+	rcli HSET retry:api tokens 0 at $((now - 150000000)) >/dev/null
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 \
+	    --budget="$URL/api,tokens=4,refill=1m" -- false
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+	[ "$(rcli HGET retry:api tokens)" = 1000 ]
+	[ "$(rcli HGET retry:api at)" = $((now - 30000000)) ]
+	# A hash of an older retry, with no time: none back.
+	rcli HDEL retry:api at >/dev/null
+	rcli HSET retry:api tokens 0 >/dev/null
+	run -1 --separate-stderr "$RETRY" -n 3 -b 0 \
+	    --budget="$URL/api,tokens=4,refill=1ms" -- false
+	giving_up "$stderr" 1 "exit 1" "retry budget 'api' exhausted"
+	[ "$(rcli HGET retry:api tokens)" = 0 ]
+}
+
+@test "--guard-status and --guard-reset in Redis" {
+	local now u=$URL
+	now=$(server_us)
+	rcli HSET retry:api tokens 1500 at $((now - 30000000)) >/dev/null
+	run -1 --separate-stderr "$RETRY" -n 1 --breaker="$u/job,failures=1" \
+	    -- false
+	run -0 --separate-stderr "$RETRY" --guard-status \
+	    --budget="$u/api,tokens=4,refill=1m" --breaker="$u/job,failures=1"
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "retry budget 'api': 1.5 of 4 tokens: retries refused until there are more than 2; a token back every 1m ($u/api)" ]
+	[[ ${lines[1]} =~ ^circuit\ breaker\ \'job\':\ open,\ next\ probe\ in\ 59\.[0-9]{3}s\ \($u/job\)$ ]]
+	# Nothing written, and no key made for a guard never used.
+	[ "$(rcli HGET retry:api tokens)" = 1500 ]
+	run -0 "$RETRY" --guard-status --budget="$u/new"
+	[ "$(rcli EXISTS retry:new)" = 0 ]
+	run -0 --separate-stderr "$RETRY" --guard-reset --budget="$u/api" \
+	    --breaker="$u/job,failures=1"
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "retry budget 'api': 100 of 100 tokens: retries allowed while there are more than 50; a token back every 10s ($u/api)" ]
+	[ "${lines[1]}" = "circuit breaker 'job': closed, 0 of 1 failed runs in a row ($u/job)" ]
+	[ "$(rcli EXISTS retry:api)" = 0 ]
+	[ -z "$(rcli HGET retry:job state)" ]
+	# A server that cannot be reached: said, and exit 1.
+	run -1 --separate-stderr "$RETRY" --guard-status \
+	    --budget=redis://127.0.0.1:1/api
+	[ -z "$output" ]
+	[ "$stderr" = "retry: redis://127.0.0.1:1/api: Connection refused" ]
+}
+
 @test "an unreachable Redis: one warning, and the run goes on without the limit" {
 	# Port 1 needs root to listen on; nothing does.
 	run -1 --separate-stderr "$RETRY" -n 3 -b 0 -j none \
@@ -351,8 +404,7 @@ stop_peer() {
 # silent_dns: a nameserver that never answers (helpers/guard-dns), named
 # by a resolv.conf of the test's own, which in_ns mounts: DNS_PID.
 silent_dns() {
-	[ "$(id -u)" -eq 0 ] || needs "a private mount namespace needs root"
-	require_tool unshare
+	private_bind /etc/resolv.conf
 	require_tool python3
 	"$ROOT/tests/helpers/guard-dns" "$WORK" 3>&- &
 	DNS_PID=$!
@@ -404,6 +456,47 @@ in_ns() {
 	[ "$rc" -eq 143 ]
 	[ ! -e "$WORK/ran" ]
 	[ "$(cat "$WORK/err")" = "retry: stopped by TERM before attempt 1" ]
+}
+
+@test "a lookup's child holds none of a killed retry's output, and dies with it" {
+	local pid child
+	silent_dns
+	mkfifo "$WORK/out"
+	for _ in 1 2 3; do
+		rm -f "$WORK/queries" "$WORK/eof" "$WORK/read"
+		(cat <"$WORK/out" >"$WORK/read"; date +%s%N >"$WORK/eof") 3>&- &
+		in_ns "$RETRY" --breaker=redis://redis.example/job -- true \
+		    >"$WORK/out" 2>&1 3>&- &
+		pid=$!
+		wait_for_file "$WORK/queries"
+		child=$(pgrep -P "$pid")
+		kill -KILL "$pid"
+		wait "$pid" || true
+		# The reader sees its end at once, not after the resolver's
+		# 10 s (options timeout:5 attempts:2).
+		wait_for_file "$WORK/eof" 3
+		wait_gone "$child" 3
+		# Killed after the 500 ms (a loaded host): again.
+		[ -s "$WORK/read" ] || break
+	done
+	[ ! -s "$WORK/read" ]
+}
+
+@test "--guard-status of a Redis that says nothing: exit 1 after half a second, 143 on TERM" {
+	local pid rc=0
+	peer silent
+	run -1 --separate-stderr "$RETRY" --guard-status --budget="$PEER_URL/api"
+	[ -z "$output" ]
+	[ "$stderr" = "retry: $PEER_URL/api: no answer within 500 ms" ]
+	rm -f "$WORK/accepted"
+	"$RETRY" --guard-reset --breaker="$PEER_URL/job" >"$WORK/out" \
+	    2>"$WORK/err" 3>&- &
+	pid=$!
+	wait_for_file "$WORK/accepted"
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ] || [[ $(<"$WORK/err") == *"no answer within"* ]]
+	[ ! -s "$WORK/out" ]
 }
 
 # --- a name with several addresses --------------------------------------
@@ -600,6 +693,27 @@ stop_auth_redis() {
 	[ -z "$stderr" ]
 	[[ $output == *"--budget=redis://127.0.0.1:$AUTH_PORT/api"* ]]
 	[[ $output != *s3cret* ]]
+}
+
+@test "REDISCLI_AUTH reaches the command and the hooks unchanged; env -u keeps it away" {
+	start_auth_redis
+	# A wrapped redis-cli needs the password the guard used.
+	run -0 --separate-stderr env REDISCLI_AUTH=s3cret "$RETRY" -n 2 -b 0 \
+	    -j none --budget="redis://127.0.0.1:$AUTH_PORT/api" \
+	    --on-retry="printf 'hook %s\\n' \"\$REDISCLI_AUTH\" >>'$WORK/seen'" \
+	    -- sh -c 'redis-cli -p "$1" PING >>"$2"; grep -q hook "$2"' \
+	    sh "$AUTH_PORT" "$WORK/seen"
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
+	[[ ${stderr_lines[1]} =~ ^retry:\ succeeded\ on\ attempt\ 2/2\ after\ [0-9]+\.[0-9]{3}s$ ]]
+	[ "$(cat "$WORK/seen")" = "$(printf '%s\n' PONG "hook s3cret" PONG)" ]
+	run -0 --separate-stderr env REDISCLI_AUTH=s3cret "$RETRY" \
+	    --budget="redis://127.0.0.1:$AUTH_PORT/api" -- \
+	    env -u REDISCLI_AUTH sh -c 'echo "${REDISCLI_AUTH-unset}"'
+	stop_auth_redis
+	[ -z "$stderr" ]
+	[ "$output" = unset ]
 }
 
 # --- a database and a Unix socket (issue 21) -------------------------------

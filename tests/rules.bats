@@ -29,12 +29,12 @@ setup() {
 	sed '0,/| 1 9000 | 9000 /s//| 1 9001 | 9001 /' "$TABLE" >"$WORK/table"
 	run -1 --separate-stderr "$RULES" check "$WORK/table"
 	[ "${#stderr_lines[@]}" -eq 2 ]
-	[[ ${stderr_lines[0]} == "line "*": attempt: got 1 9000 | 9000 0 0 0 0 0; the table says 1 9001 | 9001 0 0 0 0 0" ]]
+	[[ ${stderr_lines[0]} == "line "*": attempt: got 1 9000 | 9000 0 0 0 0 0 1000000000000; the table says 1 9001 | 9001 0 0 0 0 0 1000000000000" ]]
 	[ "${stderr_lines[1]}" = "$(grep -c '^[a-z]' "$TABLE") cases, 1 differ" ]
 }
 
 @test "a malformed case, or an empty table, fails the check" {
-	printf 'admit 1 2 3 | 4 | 1 2 3 4 5 6 | 0 0 0 | 1 2 3 4 5 6\n' \
+	printf 'admit 1 2 3 | 4 | 1 2 3 4 5 6 7 | 0 0 0 | 1 2 3 4 5 6 7\n' \
 	    >"$WORK/table"
 	run -1 --separate-stderr "$RULES" check "$WORK/table"
 	[ "${stderr_lines[0]}" = "$WORK/table:1: malformed" ]

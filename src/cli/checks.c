@@ -123,6 +123,25 @@ describe_until_guard(const struct config *cfg, const struct origin *env,
 }
 
 /*
+ * --guard-status and --guard-reset act on the guards named, and run no
+ * command: false with err if there is none, or a command.
+ */
+static bool
+check_guard_tool(const struct config *cfg, char *err, size_t len)
+{
+	const char *opt = cfg->guard_reset ? "--guard-reset" :
+	    "--guard-status";
+
+	if (cfg->budget.name[0] == '\0' && cfg->breaker.name[0] == '\0')
+		snprintf(err, len, "%s needs --budget or --breaker", opt);
+	else if (cfg->argv != NULL)
+		snprintf(err, len, "%s runs no command", opt);
+	else
+		return true;
+	return false;
+}
+
+/*
  * What no single option can check; false with err filled in.  base_arg
  * is NULL when the base is the default or the preset's.
  */
@@ -152,6 +171,9 @@ check_config(struct config *cfg, const struct pass *p, char *err,
 	/* As in timeout(1), -k 0 sends no KILL at all. */
 	if (cfg->kill_after == 0)
 		cfg->kill_after = NSEC_INF;
+	/* A dry run touches nothing: it only shows the schedule. */
+	if (!cfg->dry_run && (cfg->guard_status || cfg->guard_reset))
+		return check_guard_tool(cfg, err, len);
 	if (!cfg->dry_run && cfg->argv == NULL) {
 		snprintf(err, len, "no command given");
 		return false;

@@ -33,6 +33,8 @@ struct config {
 	bool		replay_stdin;
 	bool		hold_stdout;
 	bool		dry_run;
+	bool		guard_status;	/* show the guards, run nothing */
+	bool		guard_reset;	/* reset them, show, run nothing */
 	bool		until_failure;	/* stop at the first failure */
 	const char	*env_options;	/* RETRY_OPTIONS' words, or NULL */
 	int		verbosity;	/* -1 quiet, 0 default, 1 verbose */
@@ -47,7 +49,8 @@ struct config {
 	const char	*http_file;	/* --http: the response head; or NULL */
 	struct guard_spec budget;
 	struct guard_spec breaker;
-	char		**argv;		/* the command; NULL with --dry-run */
+	char		**argv;		/* the command; NULL with --dry-run,
+					   --guard-status or --guard-reset */
 };
 
 /* options.c: the command line, turned into a struct config. */

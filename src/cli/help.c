@@ -15,7 +15,8 @@
 
 static const char usage_text[] =
 "usage: retry [options] [--] command [argument ...]\n"
-"       retry --dry-run [options] [[--] command ...]\n";
+"       retry --dry-run [options] [[--] command ...]\n"
+"       retry --guard-status | --guard-reset --budget=SPEC | --breaker=SPEC\n";
 
 static const char help_text[] =
 "Run a command until it succeeds, waiting longer after each failure.\n"
@@ -70,10 +71,13 @@ static const char help_text2[] =
 "\n"
 "Shared limits (NAME, or for a fleet redis[s]://[USER@]HOST[:PORT][/DB]/NAME\n"
 "               or unix://[USER@]/PATH/NAME[?db=DB]):\n"
-"      --budget=SPEC         NAME[,tokens=N][,ratio=R]: one retry budget\n"
-"                            for every retry that names it       [none; 100, 0.1]\n"
+"      --budget=SPEC         NAME[,tokens=N][,ratio=R][,refill=DURATION]: one\n"
+"                            retry budget for every retry that names it,\n"
+"                            a token back every DURATION [none; 100, 0.1, 10s]\n"
 "      --breaker=SPEC        NAME[,failures=N][,cooldown=DURATION]: no runs\n"
 "                            for a cooldown after N failed runs     [none; 5, 1m]\n"
+"      --guard-status        show the budget's and breaker's state, run nothing\n"
+"      --guard-reset         refill the budget, close the breaker, and show\n"
 "\n"
 "Output:\n"
 "      --dry-run             print the schedule and run nothing\n"

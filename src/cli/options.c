@@ -50,6 +50,8 @@ enum {
 	OPT_SUCCESS_ON,
 	OPT_FOREGROUND,
 	OPT_DRY_RUN,
+	OPT_GUARD_STATUS,
+	OPT_GUARD_RESET,
 	OPT_SUCCESS_IF_OUTPUT,
 	OPT_STOP_IF_OUTPUT,
 	OPT_RETRY_IF_OUTPUT,
@@ -88,6 +90,8 @@ static const struct option longopts[] = {
 	{ "foreground",		no_argument,		NULL, OPT_FOREGROUND },
 	{ "budget",		required_argument,	NULL, OPT_BUDGET },
 	{ "breaker",		required_argument,	NULL, OPT_BREAKER },
+	{ "guard-status",	no_argument,		NULL, OPT_GUARD_STATUS },
+	{ "guard-reset",	no_argument,		NULL, OPT_GUARD_RESET },
 	{ "replay-stdin",	no_argument,		NULL, 'I' },
 	{ "hold-stdout",	no_argument,		NULL, 'O' },
 	{ "log-format",		required_argument,	NULL, OPT_LOG_FORMAT },
@@ -283,6 +287,12 @@ parse_flag(int opt, struct config *cfg)
 	case OPT_DRY_RUN:
 		cfg->dry_run = true;
 		return true;
+	case OPT_GUARD_STATUS:
+		cfg->guard_status = true;
+		return true;
+	case OPT_GUARD_RESET:
+		cfg->guard_reset = true;
+		return true;
 	case OPT_UNTIL_FAILURE:
 		cfg->until_failure = true;
 		return true;
@@ -340,7 +350,8 @@ find_preset(int argc, char **argv)
 
 /*
  * What RETRY_OPTIONS may not hold: what is no setting for every run, and
- * --dry-run, which would make every run do nothing.  NULL or the reason.
+ * --dry-run, --guard-status and --guard-reset, which would make every
+ * run do nothing.  NULL or the reason.
  */
 static const char *
 refused_from_env(int opt, const char *arg)
@@ -352,6 +363,10 @@ refused_from_env(int opt, const char *arg)
 		return "--version";
 	case OPT_DRY_RUN:
 		return "--dry-run";
+	case OPT_GUARD_STATUS:
+		return "--guard-status";
+	case OPT_GUARD_RESET:
+		return "--guard-reset";
 	case OPT_PRESET:
 		return arg != NULL && strcmp(arg, "list") == 0 ?
 		    "--preset=list" : NULL;

@@ -8,7 +8,10 @@
  * most --budget's tokens, full at first; a failed attempt takes one token,
  * a successful one gives back the ratio, and a retry is allowed only while
  * the bucket holds more than half.  Tokens are counted in thousandths, as
- * gRPC counts them, so that a ratio of 0.1 adds up exactly.
+ * gRPC counts them, so that a ratio of 0.1 adds up exactly.  Unlike
+ * gRPC's, the bucket also refills with time, a whole token every refill
+ * interval: a budget emptied by an outage is not left empty until enough
+ * runs succeed, which for a cron job that runs hourly could take days.
  *
  * The circuit breaker counts whole runs: after --breaker's failures runs
  * in a row that gave up it opens, and no run starts until the cooldown
@@ -55,16 +58,18 @@ record_format(char *buf, size_t len, const struct guard_record *r)
 {
 	char tokens[24] = "full";
 
-	char boot[32] = "";
+	char at[32] = "", boot[32] = "";
 
 	if (r->tokens >= 0)
 		snprintf(tokens, sizeof(tokens), "%lld", r->tokens);
+	if (r->at != 0)
+		snprintf(at, sizeof(at), " at=%" PRId64, r->at);
 	if (r->boot != 0)
 		snprintf(boot, sizeof(boot), " boot=%lld", r->boot);
 	return snprintf(buf, len, RECORD_MAGIC " tokens=%s breaker=%s "
 	    "failures=%lld until=%" PRId64 " cooldown=%" PRId64
-	    " probe=%" PRIu32 "%s\n", tokens, state_names[r->state],
-	    r->failures, r->until, r->cooldown, r->probe, boot);
+	    " probe=%" PRIu32 "%s%s\n", tokens, state_names[r->state],
+	    r->failures, r->until, r->cooldown, r->probe, at, boot);
 }
 
 /*
@@ -129,7 +134,7 @@ record_parse(const char *buf, size_t len, struct guard_record *r)
 	static const char *const full[] = { "full" };
 	char text[RECORD_MAX + 1];
 	const char *s = text;
-	long long tokens, failures, until, cooldown, probe, boot;
+	long long tokens, failures, until, cooldown, probe, at, boot;
 	int state, word;
 
 	if (len >= sizeof(text) || memchr(buf, '\0', len) != NULL)
@@ -149,6 +154,11 @@ record_parse(const char *buf, size_t len, struct guard_record *r)
 	    !field_number(&s, "cooldown", INT64_MAX, &cooldown) ||
 	    !field_number(&s, "probe", UINT32_MAX, &probe))
 		return false;
+	/* No at: a record written before the budget refilled (or full). */
+	at = 0;
+	if (strncmp(s, " at=", 4) == 0 &&
+	    (!field_number(&s, "at", INT64_MAX, &at) || at == 0))
+		return false;
 	/* No boot: a record of a retry that did not know the boot's id. */
 	boot = 0;
 	if (strcmp(s, "\n") != 0 && (!field_number(&s, "boot", LLONG_MAX,
@@ -160,6 +170,7 @@ record_parse(const char *buf, size_t len, struct guard_record *r)
 	r->until = until;
 	r->cooldown = cooldown;
 	r->probe = (uint32_t)probe;
+	r->at = at;
 	r->boot = boot;
 	return true;
 }
@@ -168,45 +179,99 @@ record_parse(const char *buf, size_t len, struct guard_record *r)
  * The record's times are on the clock of the boot it names: under
  * another boot (boot, now: this one's id and time) they mean nothing.
  * An open breaker may then probe at once, and a probe's claim has
- * lapsed, since its run did not outlive the reboot.  A record or a host
- * that knows no boot id (0) keeps its times, bounded by breaker_admit().
+ * lapsed, since its run did not outlive the reboot; the budget's tokens
+ * came back for at least the time since this boot began, the least
+ * that passed (1 ns into it: 0 means no time).  A record or a host that
+ * knows no boot id (0) keeps its times, bounded by breaker_admit() and
+ * budget_refill().
  */
 void
 record_rebase(struct guard_record *r, long long boot, nsec_t now)
 {
-	if (r->boot != 0 && boot != 0 && r->boot != boot &&
-	    r->state != BREAKER_CLOSED)
+	if (r->boot == 0 || boot == 0 || r->boot == boot)
+		return;
+	if (r->state != BREAKER_CLOSED)
 		r->until = now;
+	if (r->at != 0)
+		r->at = 1;
 }
 
-/* Names the boot whose clock the record's times are on: none if closed. */
+/* Names the boot whose clock the record's times are on: none if none. */
 void
 record_stamp(struct guard_record *r, long long boot)
 {
-	r->boot = r->state == BREAKER_CLOSED ? 0 : boot;
+	r->boot = r->state == BREAKER_CLOSED && r->at == 0 ? 0 : boot;
 }
 
 /* --- the retry budget -------------------------------------------------- */
 
 /*
- * Records one attempt; true if the bucket, after it, still allows a
- * retry.  A process that names a smaller bucket than the record's clips
- * the record to its own size.
+ * The tokens that came back by now, one for each whole refill interval
+ * since r->at, up to the bucket's size; r->at moves on by the intervals
+ * counted, keeping the part of one that has passed.  A bucket that is
+ * full, a record with no time (or one ahead of now: the clock went
+ * back), and a budget that never refills start counting at now.  A
+ * process that names a smaller bucket than the record's clips the
+ * record to its own size.
  */
-bool
-budget_attempt(struct guard_record *r, const struct guard_spec *g,
-    bool success)
+void
+budget_refill(struct guard_record *r, const struct guard_spec *g,
+    nsec_t now)
 {
-	long long max = g->tokens * MILLI;
+	long long max = g->tokens * MILLI, room, q;
 
 	if (r->tokens < 0 || r->tokens > max)
 		r->tokens = max;
+	if (r->at == 0 || now <= r->at || r->tokens == max || g->refill <= 0) {
+		r->at = now;
+		return;
+	}
+	q = (now - r->at) / g->refill;
+	room = (max - r->tokens + MILLI - 1) / MILLI;
+	if (q >= room) {
+		r->tokens = max;
+		r->at = now;
+	} else {
+		r->tokens += q * MILLI;
+		r->at += q * g->refill;
+	}
+}
+
+/*
+ * Records one attempt at now, after the refill; true if the bucket,
+ * after it, still allows a retry.
+ */
+bool
+budget_attempt(struct guard_record *r, const struct guard_spec *g,
+    nsec_t now, bool success)
+{
+	long long max = g->tokens * MILLI;
+
+	budget_refill(r, g, now);
 	if (success)
 		r->tokens = r->tokens > max - g->ratio ? max :
 		    r->tokens + g->ratio;
 	else
 		r->tokens = r->tokens > MILLI ? r->tokens - MILLI : 0;
 	return r->tokens * 2 > max;
+}
+
+/*
+ * --guard-reset: the budget's part of r as a fresh record has it (a full
+ * bucket), or the breaker's (closed); the other part is left alone,
+ * since a budget and a breaker of one name share a record.
+ */
+void
+record_forget(struct guard_record *r, bool budget)
+{
+	if (budget) {
+		r->tokens = -1;
+		r->at = 0;
+	} else {
+		r->state = BREAKER_CLOSED;
+		r->failures = r->until = r->cooldown = 0;
+		r->probe = 0;
+	}
 }
 
 /* --- the circuit breaker ----------------------------------------------- */

@@ -23,6 +23,7 @@ struct guard_record {
 	nsec_t		 cooldown;	/* the current cooldown, when open */
 	uint32_t	 probe;		/* the probing run's id */
 	long long	 boot;		/* the boot whose clock until is on; 0 */
+	nsec_t		 at;		/* tokens counted up to; 0: unknown */
 };
 #define BREAKER_CAP	(3600 * NSEC_PER_SEC)	/* cooldowns double up to */
 #define RECORD_MAX	256	/* a record as text, its newline included */
@@ -34,8 +35,11 @@ int		 record_format(char *buf, size_t len,
 void		 record_rebase(struct guard_record *r, long long boot,
 		    nsec_t now);
 void		 record_stamp(struct guard_record *r, long long boot);
+void		 budget_refill(struct guard_record *r,
+		    const struct guard_spec *g, nsec_t now);
 bool		 budget_attempt(struct guard_record *r,
-		    const struct guard_spec *g, bool success);
+		    const struct guard_spec *g, nsec_t now, bool success);
+void		 record_forget(struct guard_record *r, bool budget);
 nsec_t		 breaker_cap(const struct guard_spec *g);
 enum admit	 breaker_admit(struct guard_record *r,
 		    const struct guard_spec *g, nsec_t now, nsec_t lease,

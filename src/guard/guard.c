@@ -14,7 +14,12 @@
  * once and goes on as if the option had not been given.  A budget or a
  * breaker must never be the reason that a command does not run when the
  * dependency it protects is fine.
+ *
+ * --guard-status and --guard-reset go through the same stores, so that a
+ * user can see or clear a guard's state without knowing where it lives.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +27,7 @@
 #include "os/defs.h"
 #include "os/signals.h"
 #include "text/escape.h"
+#include "text/format.h"
 #include "budget.h"
 #include "guard.h"
 #include "redisstore.h"
@@ -185,4 +191,134 @@ guards_end(struct guards *gs, enum run_end end)
 	    arc4random_uniform(JITTER_PERMILLE_SPAN);
 	store_done(g, g->store->report(g, gs->probe, end, permille, why,
 	    sizeof(why)), why);
+}
+
+/* --- --guard-status and --guard-reset ----------------------------------- */
+
+/* Milli-tokens as a person reads them: 42, 42.5, 0.001. */
+static void
+add_tokens(struct strbuf *sb, long long milli)
+{
+	char frac[8];
+	int n;
+
+	sb_printf(sb, "%lld", milli / MILLI);
+	if (milli % MILLI == 0)
+		return;
+	n = snprintf(frac, sizeof(frac), "%03lld", milli % MILLI);
+	while (n > 0 && frac[n - 1] == '0')
+		frac[--n] = '\0';
+	sb_printf(sb, ".%s", frac);
+}
+
+/* What v says of the budget g, after "retry budget 'NAME': ". */
+static void
+add_budget(struct strbuf *sb, const struct guard *g,
+    const struct guard_view *v)
+{
+	long long max = g->spec->tokens * MILLI;
+	char every[32];
+
+	add_tokens(sb, v->tokens);
+	sb_printf(sb, " of %lld tokens: retries %s there are more than ",
+	    g->spec->tokens, v->tokens * 2 > max ? "allowed while" :
+	    "refused until");
+	add_tokens(sb, max / 2);
+	if (g->spec->refill > 0) {
+		format_span(every, sizeof(every), g->spec->refill);
+		sb_printf(sb, "; a token back every %s", every);
+	} else
+		sb_str(sb, "; no refill");
+}
+
+/* What v says of the breaker g, after "circuit breaker 'NAME': ". */
+static void
+add_breaker(struct strbuf *sb, const struct guard *g,
+    const struct guard_view *v)
+{
+	char wait[32];
+
+	format_ms(wait, sizeof(wait), v->wait);
+	if (v->state == BREAKER_OPEN)
+		sb_printf(sb, "open, next probe in %ss", wait);
+	else if (v->state == BREAKER_PROBING)
+		sb_printf(sb, "probing, its claim lapses in %ss", wait);
+	else
+		sb_printf(sb, "closed, %lld of %lld failed runs in a row",
+		    v->failures, g->spec->failures);
+}
+
+/* One line on stdout: g's state, and where it lives. */
+static void
+show(const struct guard *g, const struct guard_view *v, bool budget)
+{
+	struct strbuf line = { NULL, 0, 0 }, out = { NULL, 0, 0 };
+
+	sb_printf(&line, "%s '%s': ", g->what, g->spec->name);
+	if (budget)
+		add_budget(&line, g, v);
+	else
+		add_breaker(&line, g, v);
+	sb_printf(&line, " (%s)", g->where);
+	sb_visible(&out, sb_text(&line));
+	printf("%s\n", sb_text(&out));
+	sb_free(&line);
+	sb_free(&out);
+}
+
+/* spec's guard reset if asked, then shown: 0, or 1 after a warning. */
+static int
+tool_one(const struct guard_spec *spec, const char *what, bool budget,
+    bool reset, const struct sigstate *ss)
+{
+	struct guard g;
+	struct guard_view v;
+	char why[STORE_WHY_MAX];
+	enum store_end e;
+
+	if (spec->name[0] == '\0')
+		return 0;
+	memset(&g, 0, sizeof(g));
+	g.spec = spec;
+	g.what = what;
+	g.ss = ss;
+	g.store = store_of(spec);
+	if ((e = g.store->open(&g, signals_stops(), why, sizeof(why))) ==
+	    STORE_FAILED) {
+		warnx_safe("%s", why);
+		return 1;
+	}
+	if (e == STORE_OK && reset)
+		e = g.store->reset(&g, budget, why, sizeof(why));
+	if (e == STORE_OK)
+		e = g.store->peek(&g, &v, why, sizeof(why));
+	if (e == STORE_FAILED)
+		warnx_safe("%s: %s", g.where, why);
+	if (e != STORE_OK)
+		return 1;
+	show(&g, &v, budget);
+	return 0;
+}
+
+/*
+ * --guard-status, or --guard-reset if reset: each guard given shown on
+ * stdout, after its reset.  0, 1 if a store could not be used, or 128
+ * and the number of a stop signal that ended a wait, as a shell says.
+ */
+int
+guards_tool(const struct guard_spec *budget, const struct guard_spec *breaker,
+    bool reset, const struct sigstate *ss)
+{
+	int rc;
+
+	rc = tool_one(budget, "retry budget", true, reset, ss);
+	if (signals_stop() == 0)
+		rc |= tool_one(breaker, "circuit breaker", false, reset, ss);
+	if (signals_stop() != 0)
+		rc = 128 + signals_stop();
+	if (fflush(stdout) == EOF) {
+		warnx_safe("standard output: %s", strerror(errno));
+		rc = 1;
+	}
+	return rc;
 }

@@ -34,5 +34,8 @@ void		 guards_open(struct guards *gs, const struct guard_spec *budget,
 bool		 guards_admit(struct guards *gs, nsec_t *wait);
 bool		 guards_attempt(struct guards *gs, bool success);
 void		 guards_end(struct guards *gs, enum run_end end);
+int		 guards_tool(const struct guard_spec *budget,
+		    const struct guard_spec *breaker, bool reset,
+		    const struct sigstate *ss);
 
 #endif /* GUARD_H */

@@ -8,14 +8,16 @@
 -- both.
 --
 -- KEYS[1]: the hash.  ARGV:
---   attempt MAX RATIO OK                          -> {allowed, tokens}
+--   attempt MAX RATIO OK REFILL                   -> {allowed, tokens}
 --   admit COOLDOWN LEASE ID CAP                   -> {verdict, wait, state}
 --   report FAILURES COOLDOWN CAP END ID PERMILLE  -> {counted}
+--   peek MAX REFILL               -> {tokens, state, failures, wait}
+--   reset BUDGET                                  -> {1}
 -- One more argument after these is the time to use instead of the
 -- server's: the tests' clock.  retry never sends it.
 if redis.replicate_commands then redis.replicate_commands() end
 local key, op, a = KEYS[1], ARGV[1], {}
-local arity = {attempt = 3, admit = 4, report = 6}
+local arity = {attempt = 4, admit = 4, report = 6, peek = 2, reset = 1}
 if not arity[op] then
   return redis.error_reply('retry: unknown operation ' .. tostring(op))
 end
@@ -25,7 +27,8 @@ if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
-local names = {'tokens', 'state', 'failures', 'until', 'cooldown', 'probe'}
+local names = {'tokens', 'state', 'failures', 'until', 'cooldown', 'probe',
+  'at'}
 local got = redis.call('HMGET', key, unpack(names))
 local r = {}
 for i, n in ipairs(names) do r[n] = tonumber(got[i]) or 0 end
@@ -46,9 +49,29 @@ local function open(cooldown)
   r.state, r.cooldown, r['until'] = BREAKER_OPEN, cooldown, now + cooldown
 end
 
--- budget_attempt()
-local function attempt(max, ratio, ok)
+-- budget_refill(): a token back for each whole REFILL since r.at.  The
+-- quotient of two doubles may be one off near a whole number: the
+-- remainder, exact below 2^53, puts it right.
+local function refill(max, every)
   if r.tokens < 0 or r.tokens > max then r.tokens = max end
+  if r.at == 0 or now <= r.at or r.tokens == max or every <= 0 then
+    r.at = now
+    return
+  end
+  local e = now - r.at
+  local q = math.floor(e / every)
+  e = e - q * every
+  if e < 0 then q = q - 1 elseif e >= every then q = q + 1 end
+  if q >= math.ceil((max - r.tokens) / MILLI) then
+    r.tokens, r.at = max, now
+  else
+    r.tokens, r.at = r.tokens + q * MILLI, r.at + q * every
+  end
+end
+
+-- budget_attempt()
+local function attempt(max, ratio, ok, every)
+  refill(max, every)
   if ok == 1 then r.tokens = math.min(max, r.tokens + ratio)
   else r.tokens = math.max(0, r.tokens - MILLI) end
   save()
@@ -105,6 +128,19 @@ local function report(failures, cooldown, cap, e, probe, permille)
   return {1}
 end
 
-if op == 'attempt' then return attempt(a[1], a[2], a[3]) end
+-- --guard-status: the record as it stands, the refill counted, unsaved
+local function peek(max, every)
+  refill(max, every)
+  return {r.tokens, r.state, r.failures, math.max(0, r['until'] - now)}
+end
+
+-- --guard-reset: record_forget(), the budget's fields or the breaker's
+if op == 'peek' then return peek(a[1], a[2]) end
+if op == 'reset' then
+  if a[1] == 1 then redis.call('HDEL', key, 'tokens', 'at')
+  else redis.call('HDEL', key, unpack(names, 2, 6)) end
+  return {1}
+end
+if op == 'attempt' then return attempt(a[1], a[2], a[3], a[4]) end
 if op == 'admit' then return admit(a[1], a[2], a[3], a[4]) end
 return report(a[1], a[2], a[3], a[4], a[5], a[6])

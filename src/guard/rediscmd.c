@@ -32,7 +32,6 @@
 #define REPLY_MAX		4096	/* bytes of one reply */
 #define REPLY_ITEMS		64	/* elements of an array, bytes of a string */
 #define REDIRECTS_MAX		4	/* MOVED or ASK, for one update */
-#define REDIRECT_HOST_MAX	256
 
 /*
  * Whether the reply so far announces no more than REPLY_ITEMS elements
@@ -155,7 +154,7 @@ take_reply(const redisReply *reply, struct redis_call *call)
 		return false;
 	}
 	call->nout = 0;
-	for (i = 0; i < reply->elements && i < 3; i++) {
+	for (i = 0; i < reply->elements && i < REDIS_OUT; i++) {
 		if (reply->element[i]->type != REDIS_REPLY_INTEGER) {
 			snprintf(call->why, sizeof(call->why),
 			    "unexpected reply");
@@ -242,11 +241,14 @@ redis_select(struct redis *r, int db, char *why, size_t len)
 /*
  * A Redis Cluster's redirection, "MOVED SLOT HOST:PORT" or "ASK SLOT
  * HOST:PORT" (an IPv6 address without brackets): the node into host
- * and port, *ask for ASK; false if reply is none.
+ * and port, *ask for ASK; false if reply is none.  An empty HOST (what
+ * Redis 7 sends with cluster-preferred-endpoint-type unknown-endpoint)
+ * is the node of r's connection, by the name it was reached by, as the
+ * cluster specification says.
  */
 static bool
-redirection(const redisReply *reply, char *host, size_t hlen, int *port,
-    bool *ask)
+redirection(const struct redis *r, const redisReply *reply, char *host,
+    size_t hlen, int *port, bool *ask)
 {
 	const char *s, *colon, *errstr;
 
@@ -256,12 +258,15 @@ redirection(const redisReply *reply, char *host, size_t hlen, int *port,
 	if (!*ask && strncmp(reply->str, "MOVED ", 6) != 0)
 		return false;
 	if ((s = strchr(reply->str + (*ask ? 4 : 6), ' ')) == NULL ||
-	    (colon = strrchr(++s, ':')) == NULL || colon == s ||
+	    (colon = strrchr(++s, ':')) == NULL ||
 	    (size_t)(colon - s) >= hlen)
 		return false;
 	*port = (int)strtonum(colon + 1, 1, 65535, &errstr);
-	snprintf(host, hlen, "%.*s", (int)(colon - s), s);
-	return errstr == NULL;
+	if (colon == s)
+		snprintf(host, hlen, "%s", r->host);
+	else
+		snprintf(host, hlen, "%.*s", (int)(colon - s), s);
+	return errstr == NULL && host[0] != '\0';
 }
 
 /*
@@ -290,7 +295,7 @@ follow(struct redis *r, const char *host, int port, bool ask, char *why,
 bool
 redis_eval(struct redis *r, struct redis_call *call, long mark)
 {
-	char host[REDIRECT_HOST_MAX];
+	char host[REDIS_HOST_MAX];
 	redisReply *reply;
 	int hops, port;
 	bool ok, ask;
@@ -298,7 +303,7 @@ redis_eval(struct redis *r, struct redis_call *call, long mark)
 	redis_step_begin(r, mark);
 	for (hops = 0; (reply = eval(r, call)) != NULL &&
 	    hops < REDIRECTS_MAX &&
-	    redirection(reply, host, sizeof(host), &port, &ask); hops++) {
+	    redirection(r, reply, host, sizeof(host), &port, &ask); hops++) {
 		freeReplyObject(reply);
 		if (!follow(r, host, port, ask, call->why, sizeof(call->why)))
 			return false;

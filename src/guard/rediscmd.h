@@ -12,12 +12,13 @@
 #include "redisconn.h"
 
 #define REDIS_ARGS	8
+#define REDIS_OUT	4	/* the most integers a reply has */
 struct redis_call {
 	const char	*script;	/* the Lua text */
 	const char	*key;
 	const char	*args[REDIS_ARGS];
 	int		 nargs;
-	long long	 out[3];	/* the integers of the reply */
+	long long	 out[REDIS_OUT];	/* the integers of the reply */
 	int		 nout;
 	char		 why[256];	/* what went wrong */
 };

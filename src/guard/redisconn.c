@@ -264,6 +264,10 @@ reach(struct redis *r, const char *host, int port, char *why, size_t len)
 	struct resolved res;
 	int i;
 
+	/* For a redirection that names no host ("MOVED 1 :6381"). */
+	if ((size_t)snprintf(r->host, sizeof(r->host), "%s", host) >=
+	    sizeof(r->host))
+		r->host[0] = '\0';
 	if (!resolve_host(host, r->ss, r->deadline, r->mark, &res)) {
 		unresolved(host, &res, why, len);
 		return false;

@@ -27,8 +27,12 @@
  */
 #define REDIS_TIMEOUT_MS	500
 
+/* The longest host name a node is known by (RFC 1035's 253, and more). */
+#define REDIS_HOST_MAX		256
+
 struct redis {
 	redisContext	*c;
+	char		 host[REDIS_HOST_MAX];	/* the node's, or "" */
 	const struct sigstate *ss;
 	nsec_t		 deadline;	/* of the step under way */
 	long		 mark;		/* a stop after this ends its waits */

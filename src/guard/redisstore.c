@@ -122,12 +122,20 @@ redis_op(struct guard *g, struct redis_call *call, int nargs, long mark,
 	return STORE_FAILED;
 }
 
+/* Durations for the script, which counts in microseconds. */
+static const char *
+usec(char *buf, size_t len, nsec_t ns)
+{
+	snprintf(buf, len, "%" PRId64, ns / NSEC_PER_USEC);
+	return buf;
+}
+
 static enum store_end
 redis_store_attempt(struct guard *g, bool success, bool *allowed,
     char *why, size_t len)
 {
 	struct redis_call call;
-	char max[24], ratio[24];
+	char max[24], ratio[24], refill[24];
 	enum store_end e;
 
 	memset(&call, 0, sizeof(call));
@@ -137,18 +145,19 @@ redis_store_attempt(struct guard *g, bool success, bool *allowed,
 	call.args[1] = max;
 	call.args[2] = ratio;
 	call.args[3] = success ? "1" : "0";
-	if ((e = redis_op(g, &call, 4, signals_stops(), why, len)) ==
+	call.args[4] = usec(refill, sizeof(refill), g->spec->refill);
+	if ((e = redis_op(g, &call, 5, signals_stops(), why, len)) ==
 	    STORE_OK)
 		*allowed = call.out[0] != 0;
 	return e;
 }
 
-/* Durations for the script, which counts in microseconds. */
-static const char *
-usec(char *buf, size_t len, nsec_t ns)
+/* The server's microseconds as nanoseconds, kept in range: data. */
+static nsec_t
+server_wait(long long us)
 {
-	snprintf(buf, len, "%" PRId64, ns / NSEC_PER_USEC);
-	return buf;
+	return us <= 0 ? 0 : us < DURATION_MAX / NSEC_PER_USEC ?
+	    us * NSEC_PER_USEC : DURATION_MAX;
 }
 
 static enum store_end
@@ -170,9 +179,7 @@ redis_store_admit(struct guard *g, struct admission *a, char *why,
 	    call.nout < 3)
 		return e;
 	/* The server's numbers are data: kept in range before arithmetic. */
-	a->wait = call.out[1] <= 0 ? 0 :
-	    call.out[1] < DURATION_MAX / NSEC_PER_USEC ?
-	    call.out[1] * NSEC_PER_USEC : DURATION_MAX;
+	a->wait = server_wait(call.out[1]);
 	if (call.out[2] == BREAKER_PROBING)
 		a->wait = -1;
 	a->verdict = call.out[0] == ADMIT_PROBE ? ADMIT_PROBE :
@@ -206,11 +213,53 @@ redis_store_report(struct guard *g, uint32_t probe, enum run_end end,
 	return redis_op(g, &call, 7, signals_stops(), why, len);
 }
 
+static enum store_end
+redis_store_peek(struct guard *g, struct guard_view *v, char *why,
+    size_t len)
+{
+	struct redis_call call;
+	char max[24], refill[24];
+	long long m = g->spec->tokens * MILLI;
+	enum store_end e;
+
+	memset(&call, 0, sizeof(call));
+	snprintf(max, sizeof(max), "%lld", m);
+	call.args[0] = "peek";
+	call.args[1] = max;
+	call.args[2] = usec(refill, sizeof(refill), g->spec->refill);
+	if ((e = redis_op(g, &call, 3, signals_stops(), why, len)) !=
+	    STORE_OK)
+		return e;
+	if (call.nout < 4) {
+		snprintf(why, len, "unexpected reply");
+		return STORE_FAILED;
+	}
+	v->tokens = call.out[0] < 0 ? 0 : call.out[0] > m ? m : call.out[0];
+	v->state = call.out[1] == BREAKER_OPEN ? BREAKER_OPEN :
+	    call.out[1] == BREAKER_PROBING ? BREAKER_PROBING : BREAKER_CLOSED;
+	v->failures = call.out[2] < 0 ? 0 : call.out[2];
+	v->wait = v->state == BREAKER_CLOSED ? 0 : server_wait(call.out[3]);
+	return STORE_OK;
+}
+
+static enum store_end
+redis_store_reset(struct guard *g, bool budget, char *why, size_t len)
+{
+	struct redis_call call;
+
+	memset(&call, 0, sizeof(call));
+	call.args[0] = "reset";
+	call.args[1] = budget ? "1" : "0";
+	return redis_op(g, &call, 2, signals_stops(), why, len);
+}
+
 const struct store_ops redis_store = {
 	.open = redis_store_open,
 	.attempt = redis_store_attempt,
 	.admit = redis_store_admit,
 	.report = redis_store_report,
+	.peek = redis_store_peek,
+	.reset = redis_store_reset,
 };
 
 #else	/* !HAVE_HIREDIS */

@@ -15,12 +15,24 @@
  * 6724's), up to RESOLVE_ADDRS_MAX, as hiredis and redis-cli try them:
  * a name such as localhost that gives ::1 first, on a host whose Redis
  * listens on 127.0.0.1 only, must still reach it.
+ *
+ * The child holds nothing of retry's but its pipe: stdin, stdout and
+ * stderr become /dev/null and every other descriptor is closed, so that
+ * a reader of retry's output sees its end when retry ends, not when a
+ * lookup gives up.  On Linux it also dies with retry (a parent-death
+ * signal); elsewhere a child whose retry was killed with KILL finishes
+ * its lookup alone (at most the resolver's own timeout), holding nothing.
  */
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
@@ -73,6 +85,54 @@ addresses(const char *host, int flags, struct resolved *out)
 	}
 	freeaddrinfo(res);
 	return out->n > 0 ? 0 : e;
+}
+
+/* Descriptors the fallback closes, when the system has no close_range. */
+#define CHILD_FDS_MAX	4096
+
+/*
+ * The child's descriptors: fd moved to 3, /dev/null on 0, 1 and 2 (or
+ * none, if it cannot be opened: 3 is taken, so no library's write to
+ * stdout or stderr lands on the pipe), every other one closed.  Where
+ * close_range (Linux 5.9) is missing, the descriptors below
+ * CHILD_FDS_MAX are closed one by one: what retry opens is low, but a
+ * descriptor above it that retry was started with stays open in the
+ * child.  The pipe, 3.
+ */
+static int
+child_fds(int fd, pid_t parent)
+{
+	long max;
+	int i, null;
+
+#ifdef __linux__
+	/* It dies with retry; a retry already gone left it reparented. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+#else
+	(void)parent;
+#endif
+	if (fd != 3 && (dup2(fd, 3) == -1 || close(fd) == -1))
+		_exit(1);
+	null = open("/dev/null", O_RDWR);
+	for (i = 0; i < 3; i++)
+		if (null == -1)
+			close(i);
+		else if (null != i)
+			dup2(null, i);
+	if (null > 3)
+		close(null);
+#if defined(__linux__) && defined(SYS_close_range)
+	if (syscall(SYS_close_range, 4U, ~0U, 0U) == 0)
+		return 3;
+#endif
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > CHILD_FDS_MAX)
+		max = CHILD_FDS_MAX;
+	for (i = 4; i < max; i++)
+		close(i);
+	return 3;
 }
 
 /*
@@ -152,12 +212,13 @@ resolve_host(const char *host, const struct sigstate *ss, nsec_t deadline,
 {
 	ssize_t got;
 	int p[2], e;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (addresses(host, AI_NUMERICHOST, out) == 0)
 		return true;
 	if (fd_pipe(p) == -1)
 		return false;
+	parent = getpid();
 	if ((pid = fork()) == -1) {
 		e = errno;
 		close(p[0]);
@@ -165,10 +226,8 @@ resolve_host(const char *host, const struct sigstate *ss, nsec_t deadline,
 		errno = e;
 		return false;
 	}
-	if (pid == 0) {
-		close(p[0]);
-		lookup_child(host, p[1]);
-	}
+	if (pid == 0)
+		lookup_child(host, child_fds(p[1], parent));
 	close(p[1]);
 	got = read_answer(p[0], ss, deadline, mark, out, sizeof(*out));
 	e = errno;

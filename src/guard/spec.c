@@ -249,6 +249,14 @@ parse_milli(const char *s, long long max, long long *out)
 	return n >= 1 && n <= max;
 }
 
+/* What a --budget or --breaker item may be. */
+static const char *
+expected_keys(bool breaker)
+{
+	return breaker ? "expected failures=N or cooldown=DURATION" :
+	    "expected tokens=N, ratio=R or refill=DURATION";
+}
+
 static const char *
 guard_option(const char *key, const char *value, struct guard_spec *g,
     bool breaker)
@@ -267,13 +275,18 @@ guard_option(const char *key, const char *value, struct guard_spec *g,
 		    &g->ratio))
 			return "ratio: expected 0.001 to 1000000, "
 			    "at most 3 decimals";
+	} else if (!breaker && strcmp(key, "refill") == 0) {
+		/* Whole microseconds, as the Lua script counts. */
+		if (parse_duration(value, &g->refill, false) != NULL ||
+		    (g->refill > 0 && g->refill < NSEC_PER_MSEC))
+			return "refill: expected 0 or a DURATION of 1ms or more";
+		g->refill -= g->refill % 1000;
 	} else if (breaker && strcmp(key, "cooldown") == 0) {
 		if (parse_duration(value, &g->cooldown, false) != NULL ||
 		    g->cooldown == 0)
 			return "cooldown: expected a DURATION above 0";
 	} else
-		return breaker ? "expected failures=N or cooldown=DURATION" :
-		    "expected tokens=N or ratio=R";
+		return expected_keys(breaker);
 	return NULL;
 }
 
@@ -292,8 +305,7 @@ parse_guard(const char *s, struct guard_spec *g, bool breaker)
 		n = strcspn(s, ",");
 		eq = strcspn(s, "=");
 		if (eq >= n || n > GUARD_VALUE_MAX)
-			return breaker ? "expected failures=N or cooldown="
-			    "DURATION" : "expected tokens=N or ratio=R";
+			return expected_keys(breaker);
 		memcpy(key, s, eq);
 		key[eq] = '\0';
 		memcpy(value, s + eq + 1, n - eq - 1);
@@ -305,13 +317,18 @@ parse_guard(const char *s, struct guard_spec *g, bool breaker)
 	return NULL;
 }
 
-/* gRFC A6's defaults: 100 tokens, 0.1 back per success. */
+/*
+ * gRFC A6's defaults, 100 tokens and 0.1 back per success, and a token
+ * back every 10 s: a budget that an outage emptied allows retries again
+ * after about 8 minutes, and is full again after about 17.
+ */
 const char *
 parse_budget(const char *s, struct guard_spec *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->tokens = 100;
 	g->ratio = 100;
+	g->refill = 10 * NSEC_PER_SEC;
 	return parse_guard(s, g, false);
 }
 

@@ -26,6 +26,7 @@ struct guard_spec {
 	int		db;		/* the Redis database to SELECT */
 	long long	tokens;		/* budget: the bucket's size */
 	long long	ratio;		/* budget: milli-tokens per success */
+	nsec_t		refill;		/* budget: a token back every; 0: never */
 	long long	failures;	/* breaker: give-ups in a row to open */
 	nsec_t		cooldown;	/* breaker: the first wait when open */
 };

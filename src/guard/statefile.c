@@ -410,7 +410,7 @@ file_attempt(struct guard *g, bool success, bool *allowed, char *why,
 
 	if ((e = record_load(g, &r, why, len)) != STORE_OK)
 		return e;
-	*allowed = budget_attempt(&r, g->spec, success);
+	*allowed = budget_attempt(&r, g->spec, boot_now(), success);
 	return record_store(g, &r, why, len);
 }
 
@@ -443,9 +443,43 @@ file_report(struct guard *g, uint32_t probe, enum run_end end,
 	return record_store(g, &r, why, len);
 }
 
+/* Reads the record and writes nothing: a corrupt one shows as fresh. */
+static enum store_end
+file_peek(struct guard *g, struct guard_view *v, char *why, size_t len)
+{
+	struct guard_record r;
+	enum store_end e;
+	nsec_t now = boot_now();
+
+	if ((e = record_load(g, &r, why, len)) != STORE_OK)
+		return e;
+	release_lock(g->state);
+	budget_refill(&r, g->spec, now);
+	v->tokens = r.tokens;
+	v->state = r.state;
+	v->failures = r.failures;
+	v->wait = r.state != BREAKER_CLOSED && r.until > now ?
+	    r.until - now : 0;
+	return STORE_OK;
+}
+
+static enum store_end
+file_reset(struct guard *g, bool budget, char *why, size_t len)
+{
+	struct guard_record r;
+	enum store_end e;
+
+	if ((e = record_load(g, &r, why, len)) != STORE_OK)
+		return e;
+	record_forget(&r, budget);
+	return record_store(g, &r, why, len);
+}
+
 const struct store_ops statefile_store = {
 	.open = file_open,
 	.attempt = file_attempt,
 	.admit = file_admit,
 	.report = file_report,
+	.peek = file_peek,
+	.reset = file_reset,
 };

@@ -60,6 +60,18 @@ struct admission {
 	nsec_t		 wait;		/* out */
 };
 
+/*
+ * What --guard-status shows of a guard: its record as it stands at the
+ * store's now, the budget's refill counted, nothing written.
+ */
+struct guard_view {
+	long long	 tokens;	/* milli-tokens */
+	enum breaker_state state;
+	long long	 failures;	/* runs in a row that gave up */
+	nsec_t		 wait;		/* open: to the next probe; probing:
+					   to the lease's end; else 0 */
+};
+
 struct store_ops {
 	/*
 	 * Opens g's store, waits that a stop after mark ends; g->where
@@ -76,6 +88,15 @@ struct store_ops {
 	/* The breaker: how the run ended, probe its id if it probed. */
 	enum store_end	(*report)(struct guard *g, uint32_t probe,
 			    enum run_end end, unsigned permille, char *why,
+			    size_t len);
+	/* --guard-status: g's record, unchanged. */
+	enum store_end	(*peek)(struct guard *g, struct guard_view *v,
+			    char *why, size_t len);
+	/*
+	 * --guard-reset: g's part of the record forgotten, a full bucket
+	 * if budget, else a closed breaker; the other part is left as is.
+	 */
+	enum store_end	(*reset)(struct guard *g, bool budget, char *why,
 			    size_t len);
 };
 

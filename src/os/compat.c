@@ -72,7 +72,7 @@ compat_errc(int status, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	errno = code;
 	verr(status, fmt, ap);
-	/* NOTREACHED: verr() exits. */
+	va_end(ap);	/* not reached: verr() exits; for the checkers */
 }
 
 size_t

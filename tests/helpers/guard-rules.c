@@ -21,7 +21,7 @@
 #include "os/defs.h"
 #include "policy/backoff.h"
 
-#define FIELDS	6	/* of a record: tokens state failures until ... */
+#define FIELDS	7	/* of a record: tokens state failures until ... */
 #define ARGS_MAX 6
 #define OUT_MAX	3
 
@@ -34,7 +34,7 @@ struct rule_case {
 };
 
 static const char *const field_names[FIELDS] = {
-	"tokens", "state", "failures", "until", "cooldown", "probe",
+	"tokens", "state", "failures", "until", "cooldown", "probe", "at",
 };
 
 /* How many ARGS and OUT an operation has, as guard.lua reads them. */
@@ -42,7 +42,7 @@ static bool
 op_arity(const char *op, int *nargs, int *nout)
 {
 	if (strcmp(op, "attempt") == 0)
-		*nargs = 3, *nout = 2;
+		*nargs = 4, *nout = 2;
 	else if (strcmp(op, "admit") == 0)
 		*nargs = 4, *nout = 3;
 	else if (strcmp(op, "report") == 0)
@@ -104,6 +104,7 @@ record_from(struct guard_record *r, const long long f[FIELDS])
 	r->until = f[3] * 1000;
 	r->cooldown = f[4] * 1000;
 	r->probe = (uint32_t)f[5];
+	r->at = f[6] * 1000;
 }
 
 /* Runs c through budget.c: the outputs and the record after. */
@@ -119,7 +120,8 @@ run_c(const struct rule_case *c, long long out[OUT_MAX], long long f[FIELDS])
 	if (strcmp(c->op, "attempt") == 0) {
 		g.tokens = c->args[0] / MILLI;
 		g.ratio = c->args[1];
-		out[0] = budget_attempt(&r, &g, c->args[2] == 1);
+		g.refill = c->args[3] * 1000;
+		out[0] = budget_attempt(&r, &g, c->now * 1000, c->args[2] == 1);
 		out[1] = r.tokens;
 	} else if (strcmp(c->op, "admit") == 0) {
 		g.cooldown = c->args[0] * 1000;
@@ -142,6 +144,7 @@ run_c(const struct rule_case *c, long long out[OUT_MAX], long long f[FIELDS])
 	f[3] = r.until / 1000;
 	f[4] = r.cooldown / 1000;
 	f[5] = r.probe;
+	f[6] = r.at / 1000;
 	/* The CAP that guard.c would send must be the one given. */
 	return strcmp(c->op, "attempt") == 0 || breaker_cap(&g) == cap * 1000;
 }
