@@ -574,11 +574,17 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 static int
 run_nothing(const struct config *cfg, struct matcher *matcher)
 {
+	struct sigstate *ss;
+	int status;
+
 	matcher_free(matcher);	/* checked, never used */
-	if (!cfg->dry_run)
-		return guards_tool(&cfg->budget, &cfg->breaker,
-		    cfg->guard_reset, signals_init());
-	return dry_run(cfg);
+	if (cfg->dry_run)
+		return dry_run(cfg);
+	ss = signals_init();
+	status = guards_tool(&cfg->budget, &cfg->breaker, cfg->guard_reset,
+	    ss);
+	free(ss);	/* main returns: for the leak checkers */
+	return status;
 }
 
 int

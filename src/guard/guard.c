@@ -283,21 +283,23 @@ tool_one(const struct guard_spec *spec, const char *what, bool budget,
 	g.what = what;
 	g.ss = ss;
 	g.store = store_of(spec);
+	/* open's reason names the store; the later calls' do not. */
 	if ((e = g.store->open(&g, signals_stops(), why, sizeof(why))) ==
-	    STORE_FAILED) {
+	    STORE_FAILED)
 		warnx_safe("%s", why);
-		return 1;
+	else {
+		if (e == STORE_OK && reset)
+			e = g.store->reset(&g, budget, why, sizeof(why));
+		if (e == STORE_OK)
+			e = g.store->peek(&g, &v, why, sizeof(why));
+		if (e == STORE_FAILED)
+			warnx_safe("%s: %s", g.where, why);
 	}
-	if (e == STORE_OK && reset)
-		e = g.store->reset(&g, budget, why, sizeof(why));
 	if (e == STORE_OK)
-		e = g.store->peek(&g, &v, why, sizeof(why));
-	if (e == STORE_FAILED)
-		warnx_safe("%s: %s", g.where, why);
-	if (e != STORE_OK)
-		return 1;
-	show(&g, &v, budget);
-	return 0;
+		show(&g, &v, budget);
+	if (g.store->close != NULL)
+		g.store->close(&g);
+	return e == STORE_OK ? 0 : 1;
 }
 
 /*

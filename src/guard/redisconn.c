@@ -427,4 +427,16 @@ redis_send_all(struct redis *r, const char *buf, size_t n, char *why,
 	return true;
 }
 
+/* Closes r's connection and frees it; NULL is nothing. */
+void
+redis_close(struct redis *r)
+{
+	if (r == NULL)
+		return;
+	tls_free(r->tls);
+	if (r->c != NULL)
+		redisFree(r->c);
+	free(r);
+}
+
 #endif	/* HAVE_HIREDIS */

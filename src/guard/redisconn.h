@@ -57,6 +57,7 @@ struct redis	*redis_open(const struct redis_node *node,
 		    size_t len);
 struct redis	*redis_open_unix(const char *path, const struct sigstate *ss,
 		    long mark, char *why, size_t len);
+void		 redis_close(struct redis *r);
 bool		 redis_reconnect(struct redis *r, const char *host, int port,
 		    char *why, size_t len);
 void		 redis_step_begin(struct redis *r, long mark);

@@ -253,6 +253,13 @@ redis_store_reset(struct guard *g, bool budget, char *why, size_t len)
 	return redis_op(g, &call, 2, signals_stops(), why, len);
 }
 
+static void
+redis_store_close(struct guard *g)
+{
+	redis_close(g->state);
+	g->state = NULL;
+}
+
 const struct store_ops redis_store = {
 	.open = redis_store_open,
 	.attempt = redis_store_attempt,
@@ -260,6 +267,7 @@ const struct store_ops redis_store = {
 	.report = redis_store_report,
 	.peek = redis_store_peek,
 	.reset = redis_store_reset,
+	.close = redis_store_close,
 };
 
 #else	/* !HAVE_HIREDIS */

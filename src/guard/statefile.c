@@ -475,6 +475,17 @@ file_reset(struct guard *g, bool budget, char *why, size_t len)
 	return record_store(g, &r, why, len);
 }
 
+static void
+file_close(struct guard *g)
+{
+	struct statefile *sf = g->state;
+
+	if (sf != NULL && sf->fd != -1)
+		close(sf->fd);
+	free(sf);
+	g->state = NULL;
+}
+
 const struct store_ops statefile_store = {
 	.open = file_open,
 	.attempt = file_attempt,
@@ -482,4 +493,5 @@ const struct store_ops statefile_store = {
 	.report = file_report,
 	.peek = file_peek,
 	.reset = file_reset,
+	.close = file_close,
 };

@@ -98,6 +98,8 @@ struct store_ops {
 	 */
 	enum store_end	(*reset)(struct guard *g, bool budget, char *why,
 			    size_t len);
+	/* Lets go of what open took, for a caller that goes on. */
+	void		(*close)(struct guard *g);
 };
 
 #endif /* STORE_H */
