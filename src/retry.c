@@ -612,7 +612,17 @@ main(int argc, char *argv[])
 	    cfg.sched.splay > 0 ? backoff_splay(&run.backoff) : 0), NULL,
 	    NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
-	/* The probe's claim starts when the probe does: after the splay. */
+	/*
+	 * -m starts here, after the splay: the breaker's question and every
+	 * wait on a store count in it, the breaker's in its first half, so
+	 * that attempt 1 has at least the rest.  The probe's claim starts
+	 * when the probe does: after the splay too.
+	 */
+	run.t0 = mono_now();
+	if (cfg.max_time != 0)
+		run.deadline = nsec_add(run.t0, cfg.max_time);
+	guards_limit(&run.guards, run.deadline == 0 ? 0 :
+	    nsec_add(run.t0, cfg.max_time / 2));
 	if (!guards_admit(&run.guards, &wait)) {
 		log_breaker_open(&run.log, cfg.breaker.name, wait);
 		exit(EXIT_TEMPFAIL);
@@ -620,9 +630,7 @@ main(int argc, char *argv[])
 	/* A stop may have ended the breaker's wait for its store. */
 	if ((sig = attempt_sleep(run.sigs, mono_now(), NULL, NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
-	run.t0 = mono_now();
-	if (cfg.max_time != 0)
-		run.deadline = nsec_add(run.t0, cfg.max_time);
+	guards_limit(&run.guards, run.deadline);
 	log_bound_waits(&run.log, run.sigs, run.deadline);
 	log_start(&run.log, &(struct log_run){ cfg.argv, cfg.attempts,
 	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options, cfg.stall },

@@ -77,6 +77,19 @@ redis_step_begin(struct redis *r, long mark)
 	if (!r->answered)
 		allowance = r->spent < allowance ? allowance - r->spent : 0;
 	r->deadline = nsec_add(r->began, allowance);
+	r->cut = r->limit != NULL && *r->limit != 0 && *r->limit < r->deadline;
+	if (r->cut)
+		r->deadline = *r->limit;
+}
+
+/* why, when a step's deadline passed: its allowance's, or the run's. */
+void
+redis_late(const struct redis *r, char *why, size_t len)
+{
+	if (r->cut)
+		snprintf(why, len, "no answer before --max-time");
+	else
+		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
 }
 
 void
@@ -99,7 +112,7 @@ redis_wait_ready(struct redis *r, short events, char *why, size_t len)
 	if (errno == EINTR)
 		snprintf(why, len, "stopped");
 	else if (errno == ETIMEDOUT)
-		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
+		redis_late(r, why, len);
 	else
 		snprintf(why, len, "%s", strerror(errno));
 	return -1;
@@ -123,7 +136,8 @@ connected(struct redis *r, char *why, size_t len)
 
 /* A store whose first step begins: waits that a stop after mark ends. */
 static struct redis *
-redis_new(const struct sigstate *ss, long mark, char *why, size_t len)
+redis_new(const nsec_t *limit, const struct sigstate *ss, long mark,
+    char *why, size_t len)
 {
 	struct redis *r;
 
@@ -132,6 +146,7 @@ redis_new(const struct sigstate *ss, long mark, char *why, size_t len)
 		return NULL;
 	}
 	r->ss = ss;
+	r->limit = limit;
 	redis_step_begin(r, mark);
 	return r;
 }
@@ -176,7 +191,7 @@ start_tls(struct redis *r, const char *host, char *why, size_t len)
 
 	r->tls = tls_start(r->c->fd, host, &r->files, &w, why, len);
 	if (r->tls == NULL && errno == ETIMEDOUT)
-		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
+		redis_late(r, why, len);
 	else if (r->tls == NULL && errno == EINTR)
 		snprintf(why, len, "stopped");
 	return r->tls != NULL;
@@ -305,7 +320,7 @@ redis_open(const struct redis_node *node, const struct sigstate *ss,
 {
 	struct redis *r;
 
-	if ((r = redis_new(ss, mark, why, len)) == NULL)
+	if ((r = redis_new(node->limit, ss, mark, why, len)) == NULL)
 		return NULL;
 	if (node->files != NULL) {
 		r->use_tls = true;
@@ -347,12 +362,12 @@ server_trusted(struct redis *r, char *why, size_t len)
  * server that another user runs.
  */
 struct redis *
-redis_open_unix(const char *path, const struct sigstate *ss, long mark,
-    char *why, size_t len)
+redis_open_unix(const char *path, const nsec_t *limit,
+    const struct sigstate *ss, long mark, char *why, size_t len)
 {
 	struct redis *r;
 
-	if ((r = redis_new(ss, mark, why, len)) == NULL)
+	if ((r = redis_new(limit, ss, mark, why, len)) == NULL)
 		return NULL;
 	if (!attach(r, redisConnectUnixNonBlock(path), why, len) ||
 	    !server_trusted(r, why, len))

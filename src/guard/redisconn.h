@@ -31,6 +31,8 @@ struct redis {
 	redisContext	*c;
 	const struct sigstate *ss;
 	nsec_t		 deadline;	/* of the step under way */
+	const nsec_t	*limit;		/* the run's deadline, 0: none */
+	bool		 cut;		/* the step's deadline is the run's */
 	long		 mark;		/* a stop after this ends its waits */
 	nsec_t		 began;		/* when the step under way began */
 	nsec_t		 spent;		/* waited before the first answer */
@@ -47,12 +49,15 @@ struct redis_node {
 	const char		*host;
 	int			 port;
 	const struct tls_files	*files;	/* the CAs, certificate and key */
+	const nsec_t		*limit;	/* the run's deadline, 0: none */
 };
 struct redis	*redis_open(const struct redis_node *node,
 		    const struct sigstate *ss, long mark, char *why,
 		    size_t len);
-struct redis	*redis_open_unix(const char *path, const struct sigstate *ss,
-		    long mark, char *why, size_t len);
+struct redis	*redis_open_unix(const char *path, const nsec_t *limit,
+		    const struct sigstate *ss, long mark, char *why,
+		    size_t len);
+void		 redis_late(const struct redis *r, char *why, size_t len);
 bool		 redis_reconnect(struct redis *r, const char *host, int port,
 		    char *why, size_t len);
 void		 redis_step_begin(struct redis *r, long mark);

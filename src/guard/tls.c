@@ -53,6 +53,7 @@
 
 /* The functions of OpenSSL that a session calls, by their own names. */
 struct ssl_lib {
+	int	 (*OPENSSL_init_ssl)(uint64_t, const OPENSSL_INIT_SETTINGS *);
 	const SSL_METHOD *(*TLS_client_method)(void);
 	SSL_CTX	*(*SSL_CTX_new)(const SSL_METHOD *);
 	void	 (*SSL_CTX_free)(SSL_CTX *);
@@ -112,6 +113,7 @@ load_ctx_functions(void *h, struct ssl_lib *lib)
 {
 	bool ok = true;
 
+	LOAD(h, lib, OPENSSL_init_ssl, ok);
 	LOAD(h, lib, TLS_client_method, ok);
 	LOAD(h, lib, SSL_CTX_new, ok);
 	LOAD(h, lib, SSL_CTX_free, ok);
@@ -229,19 +231,48 @@ readable(const char *path, bool optional, char *why, size_t len)
 	return false;
 }
 
-/* Whether dir holds a CA by its hash, as c_rehash names it: 1a2b3c4d.0. */
+/* Whether name is one that c_rehash gives a CA or a CRL: 1a2b3c4d.0, .r0. */
 static bool
-hashed(const char *dir)
+hash_name(const char *name)
+{
+	const char *n = name + 9;
+
+	if (strspn(name, "0123456789abcdef") != 8 || name[8] != '.')
+		return false;
+	n += *n == 'r';
+	return *n != '\0' && strspn(n, "0123456789") == strlen(n);
+}
+
+/*
+ * Whether dir holds a CA by its hash, as c_rehash names it: 1 yes, 0
+ * no, -1 with why if one of them is not a regular file.  OpenSSL opens
+ * the one it needs with a blocking open(2), which a FIFO with no writer
+ * would hold past every deadline and stop signal: so every such name is
+ * looked at here first, by stat(2), which never waits on a FIFO, and a
+ * directory that holds anything else is not used at all.
+ */
+static int
+hashed(const char *dir, char *why, size_t len)
 {
 	struct dirent *e;
+	struct stat st;
 	DIR *d;
-	bool found = false;
+	int found = 0;
 
 	if ((d = opendir(dir)) == NULL)
-		return false;
-	while (!found && (e = readdir(d)) != NULL)
-		found = strlen(e->d_name) == 10 && strcmp(e->d_name + 8,
-		    ".0") == 0 && strspn(e->d_name, "0123456789abcdef") == 8;
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		if (!hash_name(e->d_name))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 &&
+		    !S_ISREG(st.st_mode)) {
+			snprintf(why, len, "TLS: %s/%s: not a regular file",
+			    dir, e->d_name);
+			found = -1;
+			break;
+		}
+		found = 1;
+	}
 	closedir(d);
 	return found;
 }
@@ -252,16 +283,21 @@ hashed(const char *dir)
  * instructions and some 100 ms of every run (bench/results.md).  A
  * hashed directory costs only the issuer's file, when it is needed: it
  * is used where there is one, and the default paths elsewhere, or when
- * SSL_CERT_FILE names a file to use.
+ * SSL_CERT_FILE names a file to use.  -1 with why where the directory
+ * cannot be used safely.
  */
 static int
-system_cas(struct tls *t)
+system_cas(struct tls *t, char *why, size_t len)
 {
 	const char *dir = getenv("SSL_CERT_DIR");
+	int h;
 
 	if (dir == NULL || *dir == '\0')
 		dir = t->lib.X509_get_default_cert_dir();
-	if (getenv("SSL_CERT_FILE") == NULL && hashed(dir))
+	/* The default paths read the directory too, SSL_CERT_FILE or not. */
+	if ((h = hashed(dir, why, len)) < 0)
+		return -1;
+	if (h > 0 && getenv("SSL_CERT_FILE") == NULL)
 		return t->lib.SSL_CTX_load_verify_locations(t->ctx, NULL, dir);
 	return t->lib.SSL_CTX_set_default_verify_paths(t->ctx);
 }
@@ -280,6 +316,7 @@ static bool
 make_ctx(struct tls *t, const struct tls_files *f, char *why, size_t len)
 {
 	struct ssl_lib *l = &t->lib;
+	int rc = 1;
 
 	if (f->key != NULL && f->cert == NULL) {
 		snprintf(why, len, "TLS: a key (REDISCLI_KEY) but no "
@@ -291,7 +328,12 @@ make_ctx(struct tls *t, const struct tls_files *f, char *why, size_t len)
 	    !readable(f->key, false, why, len) ||
 	    (f->cacert == NULL && !readable(cert_file(), true, why, len)))
 		return false;
-	if ((t->ctx = l->SSL_CTX_new(l->TLS_client_method())) == NULL) {
+	/*
+	 * Not OpenSSL's configuration file: a FIFO named by OPENSSL_CONF
+	 * would hold its open(2) for ever, and a run needs nothing from it.
+	 */
+	if (l->OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1 ||
+	    (t->ctx = l->SSL_CTX_new(l->TLS_client_method())) == NULL) {
 		ssl_reason(t, "", why, len);
 		return false;
 	}
@@ -304,7 +346,9 @@ make_ctx(struct tls *t, const struct tls_files *f, char *why, size_t len)
 	l->SSL_CTX_set_default_passwd_cb(t->ctx, no_passphrase);
 	if (f->cacert != NULL ?
 	    l->SSL_CTX_load_verify_locations(t->ctx, f->cacert, NULL) != 1 :
-	    system_cas(t) != 1) {
+	    (rc = system_cas(t, why, len)) != 1) {
+		if (rc < 0)
+			return false;
 		ssl_reason(t, f->cacert != NULL ? f->cacert : "the system's "
 		    "CA store", why, len);
 		return false;
