@@ -389,3 +389,33 @@ stop_peer() {
 	    SSL_CERT_FILE="$WORK/fifo" "$RETRY" --budget="$URL/api" -- true
 	[ "$stderr" = "retry: $URL/api: TLS: $WORK/fifo: not a regular file: going on without retry budget 'api'" ]
 }
+
+# Issue 36: files that OpenSSL itself opens.  Before, a FIFO with no
+# writer held retry in open(2) for good, past -m and TERM: the KILL of
+# timeout(1) ended it (137).
+@test "OPENSSL_CONF naming a FIFO is never opened: the run goes on at once" {
+	mkfifo "$WORK/fifo"
+	run -0 --separate-stderr timeout -s KILL 10 env \
+	    OPENSSL_CONF="$WORK/fifo" "$RETRY" -m 5 --budget="$URL/api" -- true
+	[ -z "$stderr" ]
+	[ "$(rcli HGET retry:api tokens)" = 100000 ]
+}
+
+@test "a FIFO among SSL_CERT_DIR's hashed names is refused, not waited on" {
+	local hash
+	unset REDISCLI_CACERT
+	mkdir "$WORK/certs"
+	hash=$(openssl x509 -hash -noout -in "$PKI/ca.pem")
+	mkfifo "$WORK/certs/$hash.0"
+	run -0 --separate-stderr timeout -s KILL 10 env \
+	    SSL_CERT_DIR="$WORK/certs" "$RETRY" -m 5 --budget="$URL/api" -- \
+	    touch "$WORK/ran"
+	[ "$stderr" = "retry: $URL/api: TLS: $WORK/certs/$hash.0: not a regular file: going on without retry budget 'api'" ]
+	[ -e "$WORK/ran" ]
+	# Beside SSL_CERT_FILE too: OpenSSL's default paths read the
+	# directory as well.
+	run -0 --separate-stderr timeout -s KILL 10 env \
+	    SSL_CERT_DIR="$WORK/certs" SSL_CERT_FILE="$PKI/ca.pem" "$RETRY" \
+	    -m 5 --budget="$URL/api" -- true
+	[ "$stderr" = "retry: $URL/api: TLS: $WORK/certs/$hash.0: not a regular file: going on without retry budget 'api'" ]
+}
