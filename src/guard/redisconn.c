@@ -188,13 +188,14 @@ static bool
 start_tls(struct redis *r, const char *host, char *why, size_t len)
 {
 	struct tls_wait w = { r->ss, r->deadline, r->mark };
+	bool ok = tls_start(r->tls, r->c->fd, host, &w, why, len);
 
-	r->tls = tls_start(r->c->fd, host, &r->files, &w, why, len);
-	if (r->tls == NULL && errno == ETIMEDOUT)
+	if (!ok && errno == ETIMEDOUT)
 		redis_late(r, why, len);
-	else if (r->tls == NULL && errno == EINTR)
+	else if (!ok && errno == EINTR)
 		snprintf(why, len, "stopped");
-	return r->tls != NULL;
+	r->tls_up = ok;
+	return ok;
 }
 
 /*
@@ -285,7 +286,7 @@ reach(struct redis *r, const char *host, int port, char *why, size_t len)
 	}
 	for (i = 0; i < res.n; i++) {
 		if (reach_address(r, res.addr[i], port, res.n - i, why, len))
-			return !r->use_tls || start_tls(r, host, why, len);
+			return r->tls == NULL || start_tls(r, host, why, len);
 		if (signals_stops() != r->mark || mono_now() >= r->deadline)
 			break;
 	}
@@ -303,8 +304,8 @@ bool
 redis_reconnect(struct redis *r, const char *host, int port, char *why,
     size_t len)
 {
-	tls_free(r->tls);
-	r->tls = NULL;
+	tls_end(r->tls);
+	r->tls_up = false;
 	redisFree(r->c);
 	r->c = NULL;
 	return reach(r, host, port, why, len);
@@ -319,13 +320,16 @@ redis_open(const struct redis_node *node, const struct sigstate *ss,
     long mark, char *why, size_t len)
 {
 	struct redis *r;
+	struct tls *t = NULL;
 
-	if ((r = redis_new(node->limit, ss, mark, why, len)) == NULL)
+	/* The TLS context first: its CPU is not the server's delay. */
+	if (node->files != NULL && (t = tls_new(node->files, why, len)) == NULL)
 		return NULL;
-	if (node->files != NULL) {
-		r->use_tls = true;
-		r->files = *node->files;
+	if ((r = redis_new(node->limit, ss, mark, why, len)) == NULL) {
+		tls_free(t);
+		return NULL;
 	}
+	r->tls = t;
 	if (!reach(r, node->host, node->port, why, len))
 		return open_failed(r, why, why, len);
 	redis_step_end(r);
@@ -386,7 +390,7 @@ redis_io_read(struct redis *r, void *buf, size_t n, short *events,
 {
 	ssize_t got;
 
-	if (r->tls != NULL)
+	if (r->tls_up)
 		return tls_read(r->tls, buf, n, events, why, len);
 	*events = POLLIN;
 	if ((got = read(r->c->fd, buf, n)) == -1) {
@@ -404,7 +408,7 @@ io_write(struct redis *r, const void *buf, size_t n, short *events,
 {
 	ssize_t w;
 
-	if (r->tls != NULL)
+	if (r->tls_up)
 		return tls_write(r->tls, buf, n, events, why, len);
 	*events = POLLOUT;
 	if ((w = write(r->c->fd, buf, n)) == -1) {

@@ -39,9 +39,8 @@ struct redis {
 	bool		 answered;	/* the first exchange is over */
 	const char	*user;		/* for AUTH on every node, or NULL */
 	const char	*password;
-	struct tls	*tls;		/* rediss://: the session, or NULL */
-	bool		 use_tls;	/* rediss://: every node speaks TLS */
-	struct tls_files files;		/* its CA, certificate and key */
+	struct tls	*tls;		/* rediss://: its context, or NULL */
+	bool		 tls_up;	/* with a session on the socket */
 };
 
 /* A server on TCP: rediss:// if files is not NULL. */

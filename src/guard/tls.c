@@ -450,17 +450,17 @@ handshake(struct tls *t, int fd, const struct tls_wait *w, char *why,
 }
 
 /*
- * A TLS session on the connected, non-blocking socket fd, to host, its
- * handshake done within the caller's wait w: it, or NULL with errno
- * ETIMEDOUT (w's deadline), EINTR (a stop signal since w's mark), or
- * another with why filled in.
+ * The TLS context with files, OpenSSL loaded: it, or NULL with why.  It
+ * costs most of a session's instructions (loading libssl, OpenSSL's
+ * fetch of every algorithm), no wait: the caller makes it before its
+ * allowance of time starts, so that a herd on a busy host does not spend
+ * that allowance on CPU it queues for, and keeps it for every node a
+ * cluster redirects to.
  */
 struct tls *
-tls_start(int fd, const char *host, const struct tls_files *files,
-    const struct tls_wait *w, char *why, size_t len)
+tls_new(const struct tls_files *files, char *why, size_t len)
 {
 	struct tls *t;
-	int e;
 
 	if ((t = calloc(1, sizeof(*t))) == NULL) {
 		snprintf(why, len, "%s", strerror(ENOMEM));
@@ -468,16 +468,43 @@ tls_start(int fd, const char *host, const struct tls_files *files,
 	}
 	if (!load_openssl(&t->lib, why, len)) {
 		free(t);
-		errno = ENOENT;
 		return NULL;
 	}
-	if (make_ctx(t, files, why, len) && make_ssl(t, fd, host, why, len) &&
-	    handshake(t, fd, w, why, len))
+	if (make_ctx(t, files, why, len))
 		return t;
-	e = errno != 0 ? errno : EPROTO;
 	tls_free(t);
-	errno = e;
 	return NULL;
+}
+
+/*
+ * A TLS session of t on the connected, non-blocking socket fd, to host,
+ * its handshake done within the caller's wait w: true, or false with
+ * errno ETIMEDOUT (w's deadline), EINTR (a stop signal since w's mark),
+ * or another with why filled in.
+ */
+bool
+tls_start(struct tls *t, int fd, const char *host, const struct tls_wait *w,
+    char *why, size_t len)
+{
+	int e;
+
+	tls_end(t);
+	if (make_ssl(t, fd, host, why, len) && handshake(t, fd, w, why, len))
+		return true;
+	e = errno != 0 ? errno : EPROTO;
+	tls_end(t);
+	errno = e;
+	return false;
+}
+
+/* t's session ends (its socket is the caller's); the context stays. */
+void
+tls_end(struct tls *t)
+{
+	if (t != NULL && t->ssl != NULL) {
+		t->lib.SSL_free(t->ssl);
+		t->ssl = NULL;
+	}
 }
 
 /*
@@ -532,8 +559,7 @@ tls_free(struct tls *t)
 {
 	if (t == NULL)
 		return;
-	if (t->ssl != NULL)
-		t->lib.SSL_free(t->ssl);
+	tls_end(t);
 	if (t->ctx != NULL)
 		t->lib.SSL_CTX_free(t->ctx);
 	free(t);
@@ -548,15 +574,29 @@ tls_built_in(void)
 }
 
 struct tls *
-tls_start(int fd, const char *host, const struct tls_files *files,
-    const struct tls_wait *w, char *why, size_t len)
+tls_new(const struct tls_files *files, char *why, size_t len)
 {
-	(void)fd;
-	(void)host;
 	(void)files;
-	(void)w;
 	snprintf(why, len, "built without TLS support (OpenSSL)");
 	return NULL;
+}
+
+bool
+tls_start(struct tls *t, int fd, const char *host, const struct tls_wait *w,
+    char *why, size_t len)
+{
+	(void)t;
+	(void)fd;
+	(void)host;
+	(void)w;
+	snprintf(why, len, "built without TLS support (OpenSSL)");
+	return false;
+}
+
+void
+tls_end(struct tls *t)
+{
+	(void)t;
 }
 
 ssize_t
