@@ -10,13 +10,12 @@
  * caller's CA file) and name the host: SNI and the host-name check are
  * OpenSSL's.
  *
- * OpenSSL is loaded with dlopen() by the first session, not linked: a
- * run that names no rediss:// store loads nothing more at start-up.
- * Linked statically, OpenSSL made every run of retry cost 2.3 times the
- * instructions (its relocations) and the binary 9 times the size; linked
- * as shared libraries, 17.7 times the instructions (bench/results.md).  The functions come from the library into a table
- * that each session holds, since the house keeps no globals; a second
- * dlopen() of a loaded library only counts a reference.
+ * OpenSSL is loaded with dlopen() by the first session (tlslib.c), not
+ * linked: a run that names no rediss:// store loads nothing more at
+ * start-up.  Linked statically, OpenSSL made every run of retry cost 2.3
+ * times the instructions (its relocations) and the binary 9 times the
+ * size; linked as shared libraries, 17.7 times the instructions
+ * (bench/results.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,62 +29,15 @@
 #include <arpa/inet.h>
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <unistd.h>
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
+#include "tlslib.h"
 
-/* The library that the headers describe: libssl.so.3 for OpenSSL 3. */
-#define STR(x)		#x
-#define XSTR(x)		STR(x)
-#ifdef OPENSSL_VERSION_MAJOR
-#define LIBSSL		"libssl.so." XSTR(OPENSSL_VERSION_MAJOR)
-#else
-#define LIBSSL		"libssl.so.1.1"
-#endif
 #define SSL_EOF		(-2)	/* what ssl_needs() says of the peer's end */
-
-/* The functions of OpenSSL that a session calls, by their own names. */
-struct ssl_lib {
-	int	 (*OPENSSL_init_ssl)(uint64_t, const OPENSSL_INIT_SETTINGS *);
-	const SSL_METHOD *(*TLS_client_method)(void);
-	SSL_CTX	*(*SSL_CTX_new)(const SSL_METHOD *);
-	void	 (*SSL_CTX_free)(SSL_CTX *);
-	long	 (*SSL_CTX_ctrl)(SSL_CTX *, int, long, void *);
-	void	 (*SSL_CTX_set_verify)(SSL_CTX *, int, SSL_verify_cb);
-	void	 (*SSL_CTX_set_default_passwd_cb)(SSL_CTX *,
-		    pem_password_cb *);
-	int	 (*SSL_CTX_set_default_verify_paths)(SSL_CTX *);
-	const char *(*X509_get_default_cert_dir)(void);
-	int	 (*SSL_CTX_load_verify_locations)(SSL_CTX *, const char *,
-		    const char *);
-	int	 (*SSL_CTX_use_certificate_chain_file)(SSL_CTX *,
-		    const char *);
-	int	 (*SSL_CTX_use_PrivateKey_file)(SSL_CTX *, const char *, int);
-	SSL	*(*SSL_new)(SSL_CTX *);
-	void	 (*SSL_free)(SSL *);
-	int	 (*SSL_set_fd)(SSL *, int);
-	long	 (*SSL_ctrl)(SSL *, int, long, void *);
-	int	 (*SSL_set1_host)(SSL *, const char *);
-	X509_VERIFY_PARAM *(*SSL_get0_param)(SSL *);
-	int	 (*X509_VERIFY_PARAM_set1_ip_asc)(X509_VERIFY_PARAM *,
-		    const char *);
-	int	 (*SSL_connect)(SSL *);
-	int	 (*SSL_read)(SSL *, void *, int);
-	int	 (*SSL_write)(SSL *, const void *, int);
-	int	 (*SSL_get_error)(const SSL *, int);
-	long	 (*SSL_get_verify_result)(const SSL *);
-	const char *(*X509_verify_cert_error_string)(long);
-	unsigned long (*ERR_peek_error)(void);
-	const char *(*ERR_reason_error_string)(unsigned long);
-	void	 (*ERR_clear_error)(void);
-};
 
 struct tls {
 	struct ssl_lib	 lib;
@@ -96,77 +48,6 @@ struct tls {
 bool
 tls_built_in(void)
 {
-	return true;
-}
-
-/* dlsym()'s answer into a function pointer, as POSIX allows. */
-#define LOAD(h, lib, name, ok) do {					\
-	void *sym_ = dlsym((h), #name);					\
-	if (sym_ == NULL)						\
-		(ok) = false;						\
-	else								\
-		memcpy(&(lib)->name, &sym_, sizeof((lib)->name));	\
-} while (0)
-
-static bool
-load_ctx_functions(void *h, struct ssl_lib *lib)
-{
-	bool ok = true;
-
-	LOAD(h, lib, OPENSSL_init_ssl, ok);
-	LOAD(h, lib, TLS_client_method, ok);
-	LOAD(h, lib, SSL_CTX_new, ok);
-	LOAD(h, lib, SSL_CTX_free, ok);
-	LOAD(h, lib, SSL_CTX_ctrl, ok);
-	LOAD(h, lib, SSL_CTX_set_verify, ok);
-	LOAD(h, lib, SSL_CTX_set_default_passwd_cb, ok);
-	LOAD(h, lib, SSL_CTX_set_default_verify_paths, ok);
-	LOAD(h, lib, X509_get_default_cert_dir, ok);
-	LOAD(h, lib, SSL_CTX_load_verify_locations, ok);
-	LOAD(h, lib, SSL_CTX_use_certificate_chain_file, ok);
-	LOAD(h, lib, SSL_CTX_use_PrivateKey_file, ok);
-	return ok;
-}
-
-static bool
-load_ssl_functions(void *h, struct ssl_lib *lib)
-{
-	bool ok = true;
-
-	LOAD(h, lib, SSL_new, ok);
-	LOAD(h, lib, SSL_free, ok);
-	LOAD(h, lib, SSL_set_fd, ok);
-	LOAD(h, lib, SSL_ctrl, ok);
-	LOAD(h, lib, SSL_set1_host, ok);
-	LOAD(h, lib, SSL_get0_param, ok);
-	LOAD(h, lib, X509_VERIFY_PARAM_set1_ip_asc, ok);
-	LOAD(h, lib, SSL_connect, ok);
-	LOAD(h, lib, SSL_read, ok);
-	LOAD(h, lib, SSL_write, ok);
-	LOAD(h, lib, SSL_get_error, ok);
-	LOAD(h, lib, SSL_get_verify_result, ok);
-	LOAD(h, lib, X509_verify_cert_error_string, ok);
-	LOAD(h, lib, ERR_peek_error, ok);
-	LOAD(h, lib, ERR_reason_error_string, ok);
-	LOAD(h, lib, ERR_clear_error, ok);
-	return ok;
-}
-
-/* OpenSSL's functions into lib: false with why if it cannot be had. */
-static bool
-load_openssl(struct ssl_lib *lib, char *why, size_t len)
-{
-	void *h;
-
-	if ((h = dlopen(LIBSSL, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		snprintf(why, len, "TLS: cannot load %s (OpenSSL)", LIBSSL);
-		return false;
-	}
-	if (!load_ctx_functions(h, lib) || !load_ssl_functions(h, lib)) {
-		snprintf(why, len, "TLS: %s lacks a function retry needs",
-		    LIBSSL);
-		return false;
-	}
 	return true;
 }
 
@@ -466,7 +347,7 @@ tls_new(const struct tls_files *files, char *why, size_t len)
 		snprintf(why, len, "%s", strerror(ENOMEM));
 		return NULL;
 	}
-	if (!load_openssl(&t->lib, why, len)) {
+	if (!tlslib_load(&t->lib, why, len)) {
 		free(t);
 		return NULL;
 	}
