@@ -570,6 +570,33 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    "retry budget '%s' exhausted", cfg->budget.name);
 }
 
+/*
+ * -m starts here, after the splay: the breaker's question and every wait
+ * on a store count in it, the breaker's in its first half, so that
+ * attempt 1 has at least the rest.  The probe's claim starts when the
+ * probe does: after the splay too.  Exits 75 if the breaker is open.
+ */
+static void
+admit(struct run *r, const struct config *cfg)
+{
+	nsec_t wait;
+	int sig;
+
+	r->t0 = mono_now();
+	if (cfg->max_time != 0)
+		r->deadline = nsec_add(r->t0, cfg->max_time);
+	guards_limit(&r->guards, r->deadline == 0 ? 0 :
+	    nsec_add(r->t0, cfg->max_time / 2));
+	if (!guards_admit(&r->guards, &wait)) {
+		log_breaker_open(&r->log, cfg->breaker.name, wait);
+		exit(EXIT_TEMPFAIL);
+	}
+	/* A stop may have ended the breaker's wait for its store. */
+	if ((sig = attempt_sleep(r->sigs, mono_now(), NULL, NULL)) != 0)
+		stop_before_start(r, cfg->sched.splay > 0, sig);
+	guards_limit(&r->guards, r->deadline);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -578,7 +605,6 @@ main(int argc, char *argv[])
 	struct matcher *matcher;
 	enum parse_result r;
 	char msg[512], max_env[STATUS_BUF], **envv, *shown = NULL;
-	nsec_t wait;
 	int sig, envc, status;
 
 	if (envopts_read(argv[0], &envc, &envv, msg, sizeof(msg)) != 0)
@@ -612,25 +638,7 @@ main(int argc, char *argv[])
 	    cfg.sched.splay > 0 ? backoff_splay(&run.backoff) : 0), NULL,
 	    NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
-	/*
-	 * -m starts here, after the splay: the breaker's question and every
-	 * wait on a store count in it, the breaker's in its first half, so
-	 * that attempt 1 has at least the rest.  The probe's claim starts
-	 * when the probe does: after the splay too.
-	 */
-	run.t0 = mono_now();
-	if (cfg.max_time != 0)
-		run.deadline = nsec_add(run.t0, cfg.max_time);
-	guards_limit(&run.guards, run.deadline == 0 ? 0 :
-	    nsec_add(run.t0, cfg.max_time / 2));
-	if (!guards_admit(&run.guards, &wait)) {
-		log_breaker_open(&run.log, cfg.breaker.name, wait);
-		exit(EXIT_TEMPFAIL);
-	}
-	/* A stop may have ended the breaker's wait for its store. */
-	if ((sig = attempt_sleep(run.sigs, mono_now(), NULL, NULL)) != 0)
-		stop_before_start(&run, cfg.sched.splay > 0, sig);
-	guards_limit(&run.guards, run.deadline);
+	admit(&run, &cfg);
 	log_bound_waits(&run.log, run.sigs, run.deadline);
 	log_start(&run.log, &(struct log_run){ cfg.argv, cfg.attempts,
 	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options, cfg.stall },
