@@ -91,7 +91,7 @@ ATTEMPT_SRCS	= src/attempt/attempt.c src/attempt/spawn.c \
 GUARD_SRCS	= src/guard/guard.c src/guard/spec.c src/guard/budget.c \
 	  src/guard/statefile.c src/guard/redisstore.c src/guard/rediscmd.c \
 	  src/guard/redisconn.c src/guard/resolve.c src/guard/tls.c \
-	  src/guard/tlslib.c
+	  src/guard/tlslib.c src/guard/tlsticket.c
 LOG_SRCS	= src/log/log.c src/log/status.c src/log/jsonlog.c \
 	  src/log/errout.c src/log/summary.c
 POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
@@ -110,7 +110,8 @@ ATTEMPT_HDRS	= src/attempt/attempt.h src/attempt/spawn.h \
 GUARD_HDRS	= src/guard/guard.h src/guard/spec.h src/guard/budget.h \
 	  src/guard/store.h src/guard/statefile.h src/guard/redisstore.h \
 	  src/guard/rediscmd.h src/guard/redisconn.h src/guard/resolve.h \
-	  src/guard/tls.h src/guard/tlslib.h src/guard/guardcodes.h \
+	  src/guard/tls.h src/guard/tlslib.h src/guard/tlsticket.h \
+	  src/guard/guardcodes.h \
 	  src/guard/guard-lua.h
 LOG_HDRS	= src/log/log.h src/log/status.h src/log/jsonlog.h \
 	  src/log/errout.h src/log/summary.h

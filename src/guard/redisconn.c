@@ -185,10 +185,10 @@ attach(struct redis *r, redisContext *c, char *why, size_t len)
  * it, within the step's allowance: true, or false with why.
  */
 static bool
-start_tls(struct redis *r, const char *host, char *why, size_t len)
+start_tls(struct redis *r, const char *host, int port, char *why, size_t len)
 {
 	struct tls_wait w = { r->ss, r->deadline, r->mark };
-	bool ok = tls_start(r->tls, r->c->fd, host, &w, why, len);
+	bool ok = tls_start(r->tls, r->c->fd, host, port, &w, why, len);
 
 	if (!ok && errno == ETIMEDOUT)
 		redis_late(r, why, len);
@@ -286,7 +286,7 @@ reach(struct redis *r, const char *host, int port, char *why, size_t len)
 	}
 	for (i = 0; i < res.n; i++) {
 		if (reach_address(r, res.addr[i], port, res.n - i, why, len))
-			return r->tls == NULL || start_tls(r, host, why, len);
+			return r->tls == NULL || start_tls(r, host, port, why, len);
 		if (signals_stops() != r->mark || mono_now() >= r->deadline)
 			break;
 	}

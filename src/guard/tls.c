@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "tlslib.h"
+#include "tlsticket.h"
 
 #define SSL_EOF		(-2)	/* what ssl_needs() says of the peer's end */
 
@@ -43,6 +44,9 @@ struct tls {
 	struct ssl_lib	 lib;
 	SSL_CTX		*ctx;
 	SSL		*ssl;
+	struct tls_files files;		/* what decides whom to trust */
+	struct ticket	 tk;		/* the session's ticket, kept */
+	bool		 saved;		/* a ticket of this session is */
 };
 
 bool
@@ -249,6 +253,60 @@ make_ctx(struct tls *t, const struct tls_files *f, char *why, size_t len)
 }
 
 /*
+ * The session, once its ticket came, into the ticket's file for later
+ * runs: TLS 1.3 sends tickets after the handshake, and they are read
+ * with the first answer, before it; a resumed session's is kept again,
+ * since the server may have renewed it.
+ */
+static void
+ticket_save(struct tls *t)
+{
+	unsigned char buf[TICKET_MAX], *p = buf;
+	SSL_SESSION *sess;
+	int n;
+
+	if (t->saved || t->tk.dfd == -1 ||
+	    (sess = t->lib.SSL_get_session(t->ssl)) == NULL ||
+	    t->lib.SSL_SESSION_is_resumable(sess) != 1)
+		return;
+	t->saved = true;
+	n = t->lib.i2d_SSL_SESSION(sess, NULL);
+	if (n > 0 && n <= (int)sizeof(buf) &&
+	    t->lib.i2d_SSL_SESSION(sess, &p) == n)
+		ticket_write(&t->tk, buf, (size_t)n);
+}
+
+/*
+ * The session that an earlier run kept for host:port under the same
+ * trust, offered to the server: it may resume it, and skip the
+ * certificate and its signature.  Without one, a full handshake.
+ */
+static void
+resume(struct tls *t, const char *host, int port)
+{
+	struct ssl_lib *l = &t->lib;
+	unsigned char buf[TICKET_MAX];
+	const unsigned char *p = buf;
+	char sport[16];
+	const char *keys[] = { host, sport, t->files.cacert, t->files.cert,
+	    t->files.key, getenv("SSL_CERT_FILE"), getenv("SSL_CERT_DIR") };
+	SSL_SESSION *sess;
+	size_t n;
+
+	snprintf(sport, sizeof(sport), "%d", port);
+	ticket_close(&t->tk);
+	t->saved = false;
+	if (!ticket_open(&t->tk, keys, sizeof(keys) / sizeof(keys[0])) ||
+	    (n = ticket_read(&t->tk, buf, sizeof(buf))) == 0)
+		return;
+	if ((sess = l->d2i_SSL_SESSION(NULL, &p, (long)n)) != NULL) {
+		l->SSL_set_session(t->ssl, sess);
+		l->SSL_SESSION_free(sess);
+	}
+	l->ERR_clear_error();
+}
+
+/*
  * The session on fd, for host: SNI and the check of a host name, or the
  * check of an IP address (which SNI may not carry, RFC 6066).
  */
@@ -347,6 +405,8 @@ tls_new(const struct tls_files *files, char *why, size_t len)
 		snprintf(why, len, "%s", strerror(ENOMEM));
 		return NULL;
 	}
+	t->tk.dfd = -1;
+	t->files = *files;
 	if (!tlslib_load(&t->lib, why, len)) {
 		free(t);
 		return NULL;
@@ -364,13 +424,16 @@ tls_new(const struct tls_files *files, char *why, size_t len)
  * or another with why filled in.
  */
 bool
-tls_start(struct tls *t, int fd, const char *host, const struct tls_wait *w,
-    char *why, size_t len)
+tls_start(struct tls *t, int fd, const char *host, int port,
+    const struct tls_wait *w, char *why, size_t len)
 {
 	int e;
 
 	tls_end(t);
-	if (make_ssl(t, fd, host, why, len) && handshake(t, fd, w, why, len))
+	if (!make_ssl(t, fd, host, why, len))
+		return false;
+	resume(t, host, port);
+	if (handshake(t, fd, w, why, len))
 		return true;
 	e = errno != 0 ? errno : EPROTO;
 	tls_end(t);
@@ -401,8 +464,10 @@ tls_read(struct tls *t, void *buf, size_t n, short *events, char *why,
 	t->lib.ERR_clear_error();
 	errno = 0;
 	rc = t->lib.SSL_read(t->ssl, buf, n > INT_MAX ? INT_MAX : (int)n);
-	if (rc > 0)
+	if (rc > 0) {
+		ticket_save(t);
 		return rc;
+	}
 	if ((need = ssl_needs(t, rc, why, len)) > 0) {
 		*events = (short)need;
 		errno = EAGAIN;
@@ -441,6 +506,7 @@ tls_free(struct tls *t)
 	if (t == NULL)
 		return;
 	tls_end(t);
+	ticket_close(&t->tk);
 	if (t->ctx != NULL)
 		t->lib.SSL_CTX_free(t->ctx);
 	free(t);
@@ -463,10 +529,11 @@ tls_new(const struct tls_files *files, char *why, size_t len)
 }
 
 bool
-tls_start(struct tls *t, int fd, const char *host, const struct tls_wait *w,
-    char *why, size_t len)
+tls_start(struct tls *t, int fd, const char *host, int port,
+    const struct tls_wait *w, char *why, size_t len)
 {
 	(void)t;
+	(void)port;
 	(void)fd;
 	(void)host;
 	(void)w;

@@ -55,9 +55,8 @@ load_ctx_functions(void *h, struct ssl_lib *lib)
 	bool ok = true;
 
 	LOAD(h, lib, OPENSSL_init_ssl, ok);
-	LOAD(h, lib, SSL_CTX_sess_set_new_cb, ok);
-	LOAD(h, lib, SSL_set_ex_data, ok);
-	LOAD(h, lib, SSL_get_ex_data, ok);
+	LOAD(h, lib, SSL_get_session, ok);
+	LOAD(h, lib, SSL_SESSION_is_resumable, ok);
 	LOAD(h, lib, i2d_SSL_SESSION, ok);
 	LOAD(h, lib, d2i_SSL_SESSION, ok);
 	LOAD(h, lib, SSL_set_session, ok);

@@ -18,10 +18,8 @@
 /* The functions of OpenSSL that a session calls, by their own names. */
 struct ssl_lib {
 	int	 (*OPENSSL_init_ssl)(uint64_t, const OPENSSL_INIT_SETTINGS *);
-	void	 (*SSL_CTX_sess_set_new_cb)(SSL_CTX *,
-		    int (*)(SSL *, SSL_SESSION *));
-	int	 (*SSL_set_ex_data)(SSL *, int, void *);
-	void	*(*SSL_get_ex_data)(const SSL *, int);
+	SSL_SESSION *(*SSL_get_session)(const SSL *);
+	int	 (*SSL_SESSION_is_resumable)(const SSL_SESSION *);
 	int	 (*i2d_SSL_SESSION)(const SSL_SESSION *, unsigned char **);
 	SSL_SESSION *(*d2i_SSL_SESSION)(SSL_SESSION **,
 		    const unsigned char **, long);
