@@ -323,7 +323,8 @@ redis_open(const struct redis_node *node, const struct sigstate *ss,
 	struct tls *t = NULL;
 
 	/* The TLS context first: its CPU is not the server's delay. */
-	if (node->files != NULL && (t = tls_new(node->files, why, len)) == NULL)
+	if (node->files != NULL && (t = tls_new(node->files, node->host,
+	    node->port, why, len)) == NULL)
 		return NULL;
 	if ((r = redis_new(node->limit, ss, mark, why, len)) == NULL) {
 		tls_free(t);

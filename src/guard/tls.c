@@ -47,6 +47,8 @@ struct tls {
 	struct tls_files files;		/* what decides whom to trust */
 	struct ticket	 tk;		/* the session's ticket, kept */
 	bool		 saved;		/* a ticket of this session is */
+	SSL_SESSION	*sess;		/* the kept session for peer */
+	char		 peer[272];	/* host:port, or "" */
 };
 
 bool
@@ -278,11 +280,11 @@ ticket_save(struct tls *t)
 
 /*
  * The session that an earlier run kept for host:port under the same
- * trust, offered to the server: it may resume it, and skip the
- * certificate and its signature.  Without one, a full handshake.
+ * trust, into t->sess (parsing it costs a tenth of a handshake: the
+ * caller does it before its allowance of time starts, with the context).
  */
 static void
-resume(struct tls *t, const char *host, int port)
+find_session(struct tls *t, const char *host, int port)
 {
 	struct ssl_lib *l = &t->lib;
 	unsigned char buf[TICKET_MAX];
@@ -290,20 +292,40 @@ resume(struct tls *t, const char *host, int port)
 	char sport[16];
 	const char *keys[] = { host, sport, t->files.cacert, t->files.cert,
 	    t->files.key, getenv("SSL_CERT_FILE"), getenv("SSL_CERT_DIR") };
-	SSL_SESSION *sess;
 	size_t n;
 
 	snprintf(sport, sizeof(sport), "%d", port);
+	snprintf(t->peer, sizeof(t->peer), "%s:%d", host, port);
 	ticket_close(&t->tk);
-	t->saved = false;
-	if (!ticket_open(&t->tk, keys, sizeof(keys) / sizeof(keys[0])) ||
-	    (n = ticket_read(&t->tk, buf, sizeof(buf))) == 0)
-		return;
-	if ((sess = l->d2i_SSL_SESSION(NULL, &p, (long)n)) != NULL) {
-		l->SSL_set_session(t->ssl, sess);
-		l->SSL_SESSION_free(sess);
-	}
+	if (t->sess != NULL)
+		l->SSL_SESSION_free(t->sess);
+	t->sess = NULL;
+	if (ticket_open(&t->tk, keys, sizeof(keys) / sizeof(keys[0])) &&
+	    (n = ticket_read(&t->tk, buf, sizeof(buf))) > 0)
+		t->sess = l->d2i_SSL_SESSION(NULL, &p, (long)n);
 	l->ERR_clear_error();
+}
+
+/*
+ * The kept session for host:port offered to the server: it may resume
+ * it, and skip the certificate and its signature.  Without one, a full
+ * handshake.  Each session is offered once.
+ */
+static void
+resume(struct tls *t, const char *host, int port)
+{
+	char peer[sizeof(t->peer)];
+
+	snprintf(peer, sizeof(peer), "%s:%d", host, port);
+	if (strcmp(peer, t->peer) != 0)
+		find_session(t, host, port);
+	t->saved = false;
+	t->peer[0] = '\0';
+	if (t->sess != NULL) {
+		t->lib.SSL_set_session(t->ssl, t->sess);
+		t->lib.SSL_SESSION_free(t->sess);
+		t->sess = NULL;
+	}
 }
 
 /*
@@ -389,15 +411,16 @@ handshake(struct tls *t, int fd, const struct tls_wait *w, char *why,
 }
 
 /*
- * The TLS context with files, OpenSSL loaded: it, or NULL with why.  It
- * costs most of a session's instructions (loading libssl, OpenSSL's
- * fetch of every algorithm), no wait: the caller makes it before its
- * allowance of time starts, so that a herd on a busy host does not spend
+ * The TLS context with files, OpenSSL loaded, and the session kept for
+ * host:port: it, or NULL with why.  It costs most of a session's
+ * instructions (loading libssl, OpenSSL's fetch of every algorithm), no
+ * wait: the caller makes it before its allowance of time starts, so that a herd on a busy host does not spend
  * that allowance on CPU it queues for, and keeps it for every node a
  * cluster redirects to.
  */
 struct tls *
-tls_new(const struct tls_files *files, char *why, size_t len)
+tls_new(const struct tls_files *files, const char *host, int port,
+    char *why, size_t len)
 {
 	struct tls *t;
 
@@ -411,8 +434,10 @@ tls_new(const struct tls_files *files, char *why, size_t len)
 		free(t);
 		return NULL;
 	}
-	if (make_ctx(t, files, why, len))
+	if (make_ctx(t, files, why, len)) {
+		find_session(t, host, port);
 		return t;
+	}
 	tls_free(t);
 	return NULL;
 }
@@ -507,6 +532,8 @@ tls_free(struct tls *t)
 		return;
 	tls_end(t);
 	ticket_close(&t->tk);
+	if (t->sess != NULL)
+		t->lib.SSL_SESSION_free(t->sess);
 	if (t->ctx != NULL)
 		t->lib.SSL_CTX_free(t->ctx);
 	free(t);
@@ -521,9 +548,12 @@ tls_built_in(void)
 }
 
 struct tls *
-tls_new(const struct tls_files *files, char *why, size_t len)
+tls_new(const struct tls_files *files, const char *host, int port,
+    char *why, size_t len)
 {
 	(void)files;
+	(void)host;
+	(void)port;
 	snprintf(why, len, "built without TLS support (OpenSSL)");
 	return NULL;
 }

@@ -29,7 +29,8 @@ struct tls_wait {
 
 struct tls;
 bool		 tls_built_in(void);
-struct tls	*tls_new(const struct tls_files *files, char *why, size_t len);
+struct tls	*tls_new(const struct tls_files *files, const char *host,
+		    int port, char *why, size_t len);
 bool		 tls_start(struct tls *t, int fd, const char *host, int port,
 		    const struct tls_wait *w, char *why, size_t len);
 void		 tls_end(struct tls *t);
