@@ -83,7 +83,7 @@ redis_step_begin(struct redis *r, long mark)
 }
 
 /* why, when a step's deadline passed: its allowance's, or the run's. */
-void
+static void
 redis_late(const struct redis *r, char *why, size_t len)
 {
 	if (r->cut)
@@ -249,11 +249,13 @@ unreached(const char *host, const struct resolved *res, int tried,
 
 /* why, when host could not be resolved (resolve_host()'s errno). */
 static void
-unresolved(const char *host, const struct resolved *res, char *why,
-    size_t len)
+unresolved(const struct redis *r, const char *host,
+    const struct resolved *res, char *why, size_t len)
 {
 	if (errno == EINTR)
 		snprintf(why, len, "stopped");
+	else if (errno == ETIMEDOUT && r->cut)
+		snprintf(why, len, "%s not resolved before --max-time", host);
 	else if (errno == ETIMEDOUT)
 		snprintf(why, len, "%s not resolved within %d ms", host,
 		    REDIS_TIMEOUT_MS);
@@ -281,7 +283,7 @@ reach(struct redis *r, const char *host, int port, char *why, size_t len)
 	int i;
 
 	if (!resolve_host(host, r->ss, r->deadline, r->mark, &res)) {
-		unresolved(host, &res, why, len);
+		unresolved(r, host, &res, why, len);
 		return false;
 	}
 	for (i = 0; i < res.n; i++) {

@@ -56,7 +56,6 @@ struct redis	*redis_open(const struct redis_node *node,
 struct redis	*redis_open_unix(const char *path, const nsec_t *limit,
 		    const struct sigstate *ss, long mark, char *why,
 		    size_t len);
-void		 redis_late(const struct redis *r, char *why, size_t len);
 bool		 redis_reconnect(struct redis *r, const char *host, int port,
 		    char *why, size_t len);
 void		 redis_step_begin(struct redis *r, long mark);
