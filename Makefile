@@ -75,13 +75,16 @@ HIREDIS_CFLAGS = `$(HIREDIS_A) && echo -DHAVE_HIREDIS \
 HIREDIS_LIBS   = `$(HIREDIS_A) && echo "$$a"`
 # OpenSSL, for --budget=rediss://..., where its headers are installed for
 # this compiler (libssl-dev; the 32-bit build has none).  It is not
-# linked: src/guard/tls.c loads libssl with dlopen() at first use, so that a
-# run that names no rediss:// store pays nothing for it (linked
+# linked: src/guard/tlslib.c loads libssl with dlopen() at first use, so
+# that a run that names no rediss:// store pays nothing for it (linked
 # statically, it more than doubled every run's start-up).  Without it
-# the rediss:// form fails with one line.
+# the rediss:// form fails with one line.  LIBSSL names the library to
+# load where the headers' version does not (LibreSSL's libssl.so.56).
+LIBSSL	=
 OPENSSL_CFLAGS = `printf '\043include <openssl/ssl.h>\n' | \
 		 $(CC) $(CFLAGS) $(CPPFLAGS) -E - >/dev/null 2>&1 && \
-		 echo -DHAVE_OPENSSL`
+		 echo -DHAVE_OPENSSL && test -n "$(LIBSSL)" && \
+		 echo '-DRETRY_LIBSSL="$(LIBSSL)"'`
 
 CLI_SRCS	= src/cli/options.c src/cli/checks.c src/cli/parse.c \
 	  src/cli/dryrun.c src/cli/help.c src/cli/envopts.c
@@ -90,7 +93,8 @@ ATTEMPT_SRCS	= src/attempt/attempt.c src/attempt/spawn.c \
 	  src/attempt/held.c src/attempt/match.c src/attempt/hooks.c
 GUARD_SRCS	= src/guard/guard.c src/guard/spec.c src/guard/budget.c \
 	  src/guard/statefile.c src/guard/redisstore.c src/guard/rediscmd.c \
-	  src/guard/redisconn.c src/guard/resolve.c src/guard/tls.c
+	  src/guard/redisconn.c src/guard/resolve.c src/guard/tls.c \
+	  src/guard/tlslib.c src/guard/tlsticket.c
 LOG_SRCS	= src/log/log.c src/log/status.c src/log/jsonlog.c \
 	  src/log/errout.c src/log/summary.c
 POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
@@ -110,7 +114,9 @@ ATTEMPT_HDRS	= src/attempt/attempt.h src/attempt/spawn.h \
 GUARD_HDRS	= src/guard/guard.h src/guard/spec.h src/guard/budget.h \
 	  src/guard/store.h src/guard/statefile.h src/guard/redisstore.h \
 	  src/guard/rediscmd.h src/guard/redisconn.h src/guard/resolve.h \
-	  src/guard/tls.h src/guard/guardcodes.h src/guard/guard-lua.h
+	  src/guard/tls.h src/guard/tlslib.h src/guard/tlsticket.h \
+	  src/guard/guardcodes.h \
+	  src/guard/guard-lua.h
 LOG_HDRS	= src/log/log.h src/log/status.h src/log/jsonlog.h \
 	  src/log/errout.h src/log/summary.h
 POLICY_HDRS	= src/policy/backoff.h src/policy/outcomes.h \

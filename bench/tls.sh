@@ -19,13 +19,22 @@
 # gives the attempts and the runs that warned (went on without the
 # budget), which must be 0.
 #
+# Then issue 36's herd: BENCH_TLS_HERD (default 600) runs of `retry -q
+# -n 4 -b 20ms -c 200ms --budget=URL -- sh -c 'exit 1'` started at once
+# from a plain loop, against the default budget (100 tokens: at most 49
+# retries), through redis://, through rediss:// with no session kept
+# (each run's state directory new: a full handshake each) and with the
+# ticket of an earlier run (resumed).  The runs' own state directories
+# are kept apart from the user's: XDG_RUNTIME_DIR is one of $TMP's.
+#
 # Environment: RETRY=PATH (default ./retry), BENCH_TLS_RUNS (default 200),
-# BENCH_FLEET_CLIENTS (default 200).
+# BENCH_FLEET_CLIENTS (default 200), BENCH_TLS_HERD (default 600).
 set -Eeuo pipefail
 
 RETRY=${RETRY:-./retry}
 RUNS=${BENCH_TLS_RUNS:-200}
 CLIENTS=${BENCH_FLEET_CLIENTS:-200}
+HERD=${BENCH_TLS_HERD:-600}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/retry-bench-tls.XXXXXX")
 PID=
 NODE_PIDS=()
@@ -120,14 +129,23 @@ echo
 echo "| guard | median (ms) | instructions |"
 echo "|---|---|---|"
 ca=REDISCLI_CACERT=$TMP/ca.pem
+# No state directory can be made under /proc: no session is kept, and
+# each run makes a full handshake.  $warm keeps one, made here.
+nokeep=XDG_RUNTIME_DIR=/proc
+warm=XDG_RUNTIME_DIR=$TMP/warm
+mkdir -m 700 "$TMP/warm"
+env -i "$warm" "$ca" "$RETRY" -n1 --budget="rediss://$s/b" -- /bin/true
 row "none" "$ca"
 row "redis://" "$ca" --budget="redis://$u/b"
-row "rediss://, REDISCLI_CACERT (1 CA)" "$ca" --budget="rediss://$s/b"
+row "rediss://, REDISCLI_CACERT (1 CA), a full handshake" "$ca $nokeep" \
+    --budget="rediss://$s/b"
+row "rediss://, REDISCLI_CACERT (1 CA), resumed (a ticket kept)" \
+    "$ca $warm" --budget="rediss://$s/b"
 row "rediss://, the system's CAs (a hashed directory of 144)" \
-    "SSL_CERT_DIR=$TMP/certs" --budget="rediss://$s/b"
+    "SSL_CERT_DIR=$TMP/certs $nokeep" --budget="rediss://$s/b"
 row "rediss://, REDISCLI_CACERT = a bundle of 144" \
-    "REDISCLI_CACERT=$TMP/bundle.pem" --budget="rediss://$s/b"
-row "rediss://, budget and breaker (1 CA)" "$ca" \
+    "REDISCLI_CACERT=$TMP/bundle.pem $nokeep" --budget="rediss://$s/b"
+row "rediss://, budget and breaker (1 CA)" "$ca $nokeep" \
     --budget="rediss://$s/b" --breaker="rediss://$s/k"
 
 # start_node I: node I of a cluster on a free port: NODE_PORTS[I].
@@ -224,3 +242,43 @@ redis-cli -p "$PORT" del retry:herd >/dev/null
 herd_row "rediss://" "rediss://$s"
 herd_row "a cluster's node without the slot (MOVED)" \
     "redis://127.0.0.1:$STRANGER"
+
+# herd36 URL ENV: HERD runs of issue 36's command at once from a plain
+# loop, with the environment assignment ENV; prints "retries warned",
+# the retries as Redis counted them (attempts made, less one a run).
+herd36() {
+	local i dir=$TMP/herd36.$RANDOM
+	mkdir "$dir"
+	redis-cli -p "$PORT" del retry:h36 >/dev/null
+	for ((i = 0; i < HERD; i++)); do
+		# shellcheck disable=SC2016 # the inner shell expands it
+		env "$2" "$RETRY" -q -n 4 -b 20ms -c 200ms --budget="$1/h36" \
+		    -- sh -c 'echo x >>"$1"; exit 1' sh "$dir/attempts" \
+		    2>"$dir/err.$i" &
+	done
+	wait
+	awk -v n="$HERD" -v warned="$(cat "$dir"/err.* | wc -l)" \
+	    'END { print NR - n, warned }' "$dir/attempts"
+}
+
+herd36_row() {
+	local start end
+	start=$(date +%s%N)
+	# shellcheck disable=SC2046 # two numbers, split on purpose
+	set -- "$1" $(herd36 "$2" "$3")
+	end=$(date +%s%N)
+	printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" \
+	    "$(((end - start) / 1000000))"
+}
+
+echo
+echo "Issue 36's herd: $HERD runs of retry -q -n 4 -b 20ms -c 200ms" \
+    "--budget=URL -- sh -c 'exit 1' at once, from a plain loop, load" \
+    "$(cut -d' ' -f1 /proc/loadavg); at most 49 retries, and no warning"
+echo
+echo "| store | retries | runs that warned | ms |"
+echo "|---|---|---|---|"
+herd36_row "redis://" "redis://$u" "$nokeep"
+herd36_row "rediss://, no session kept (full handshakes)" "rediss://$s" \
+    "$nokeep"
+herd36_row "rediss://, a session kept (resumed)" "rediss://$s" "$warm"

@@ -40,7 +40,6 @@
 
 extern char **environ;
 
-#define STATUS_BUF	48
 
 /* Everything one run of the attempt loop needs. */
 struct run {
@@ -51,9 +50,7 @@ struct run {
 	struct streams	*streams;	/* -I, -O, output conditions; or NULL */
 	long long	 step;		/* retries since the schedule began */
 	char		**envp;
-	char		 env_attempt[STATUS_BUF];
-	char		 env_prev[STATUS_BUF];
-	char		 env_prev_http[STATUS_BUF];
+	struct env_attempt env;		/* RETRY_ATTEMPT and its kin */
 	struct http_head head;		/* --http: the last attempt's */
 	char		 why[128];	/* a reason that holds values */
 	nsec_t		 t0;		/* when the first attempt started */
@@ -69,25 +66,6 @@ usage_error(const char *msg)
 {
 	err_safe(EXIT_CANCELED, false, "%s; try '%s --help'", msg,
 	    getprogname());
-}
-
-static void
-set_attempt_env(struct run *r, long long k, const struct outcome *prev)
-{
-	snprintf(r->env_attempt, sizeof(r->env_attempt), "RETRY_ATTEMPT=%lld",
-	    k);
-	if (prev == NULL)
-		snprintf(r->env_prev, sizeof(r->env_prev),
-		    "RETRY_PREV_STATUS=");
-	else
-		snprintf(r->env_prev, sizeof(r->env_prev),
-		    "RETRY_PREV_STATUS=%d", outcome_status(prev));
-	if (prev == NULL || prev->http_status == 0)
-		snprintf(r->env_prev_http, sizeof(r->env_prev_http),
-		    "RETRY_PREV_HTTP_STATUS=");
-	else
-		snprintf(r->env_prev_http, sizeof(r->env_prev_http),
-		    "RETRY_PREV_HTTP_STATUS=%d", prev->http_status);
 }
 
 enum verdict {
@@ -373,7 +351,8 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 	log_attempt_start(&r->log, k);
 	if (!may_start(r, k, prev != NULL))
 		return false;
-	set_attempt_env(r, k, prev);
+	env_attempt_set(&r->env, k, prev != NULL ? outcome_status(prev) : -1,
+	    prev != NULL ? prev->http_status : 0);
 	if (r->cfg->http_file != NULL &&
 	    (error = http_reset(r->cfg->http_file)) != 0)
 		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
@@ -540,8 +519,7 @@ retry_loop(struct run *r)
 }
 
 static void
-setup_run(struct run *r, const struct config *cfg, char *max_env,
-    struct matcher *matcher)
+setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
@@ -552,15 +530,10 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	log_bound_waits(&r->log, r->sigs, 0);
 	r->leftovers = attempt_init(cfg->foreground);
 	backoff_init(&r->backoff, &cfg->sched, cfg->seeded, cfg->seed);
-	if (cfg->attempts == 0)
-		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=inf");
-	else
-		snprintf(max_env, STATUS_BUF, "RETRY_MAX_ATTEMPTS=%lld",
-		    cfg->attempts);
 	/* Rewritten in place before each attempt; named here already. */
-	set_attempt_env(r, 1, NULL);
-	r->envp = env_with(environ, (char *[]){ r->env_attempt, max_env,
-	    r->env_prev, r->env_prev_http }, 4, 4);
+	env_attempt_init(&r->env, cfg->attempts);
+	r->envp = env_with(environ, (char *[]){ r->env.attempt, r->env.max,
+	    r->env.prev, r->env.prev_http }, 4, 4);
 	r->streams = streams_open(cfg->replay_stdin, cfg->hold_stdout,
 	    matcher, cfg->stall != 0);
 	guards_open(&r->guards, &cfg->budget, &cfg->breaker,
@@ -587,6 +560,33 @@ run_nothing(const struct config *cfg, struct matcher *matcher)
 	return status;
 }
 
+/*
+ * -m starts here, after the splay: the breaker's question and every wait
+ * on a store count in it, the breaker's in its first half, so that
+ * attempt 1 has at least the rest.  The probe's claim starts when the
+ * probe does: after the splay too.  Exits 75 if the breaker is open.
+ */
+static void
+admit(struct run *r, const struct config *cfg)
+{
+	nsec_t wait;
+	int sig;
+
+	r->t0 = mono_now();
+	if (cfg->max_time != 0)
+		r->deadline = nsec_add(r->t0, cfg->max_time);
+	guards_limit(&r->guards, r->deadline == 0 ? 0 :
+	    nsec_add(r->t0, cfg->max_time / 2));
+	if (!guards_admit(&r->guards, &wait)) {
+		log_breaker_open(&r->log, cfg->breaker.name, wait);
+		exit(EXIT_TEMPFAIL);
+	}
+	/* A stop may have ended the breaker's wait for its store. */
+	if ((sig = attempt_sleep(r->sigs, mono_now(), NULL, NULL)) != 0)
+		stop_before_start(r, cfg->sched.splay > 0, sig);
+	guards_limit(&r->guards, r->deadline);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -594,8 +594,7 @@ main(int argc, char *argv[])
 	struct run run;
 	struct matcher *matcher;
 	enum parse_result r;
-	char msg[512], max_env[STATUS_BUF], **envv, *shown = NULL;
-	nsec_t wait;
+	char msg[512], **envv, *shown = NULL;
 	int sig, envc, status;
 
 	if (envopts_read(argv[0], &envc, &envv, msg, sizeof(msg)) != 0)
@@ -621,24 +620,14 @@ main(int argc, char *argv[])
 		free(envv);
 		return status;
 	}
-	setup_run(&run, &cfg, max_env, matcher);
+	setup_run(&run, &cfg, matcher);
 	run.t0 = mono_now();
 	/* Without a splay, a sleep of 0: a stop that came already counts. */
 	if ((sig = attempt_sleep(run.sigs, nsec_add(run.t0,
 	    cfg.sched.splay > 0 ? backoff_splay(&run.backoff) : 0), NULL,
 	    NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
-	/* The probe's claim starts when the probe does: after the splay. */
-	if (!guards_admit(&run.guards, &wait)) {
-		log_breaker_open(&run.log, cfg.breaker.name, wait);
-		exit(EXIT_TEMPFAIL);
-	}
-	/* A stop may have ended the breaker's wait for its store. */
-	if ((sig = attempt_sleep(run.sigs, mono_now(), NULL, NULL)) != 0)
-		stop_before_start(&run, cfg.sched.splay > 0, sig);
-	run.t0 = mono_now();
-	if (cfg.max_time != 0)
-		run.deadline = nsec_add(run.t0, cfg.max_time);
+	admit(&run, &cfg);
 	log_bound_waits(&run.log, run.sigs, run.deadline);
 	log_start(&run.log, &(struct log_run){ cfg.argv, cfg.attempts,
 	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options, cfg.stall },

@@ -319,6 +319,25 @@ hostile() {
 	hostile silent "no answer within 500 ms" unix
 }
 
+# Issue 36: -m bounds the whole run, the guards' waits too.  Before,
+# the breaker's 500 ms and the budget's 500 ms came on top of -m: a run
+# of 1 s that said "in 0.502s".  The KILL at 0.9 s is the deadline's
+# check (137 if missed), not a timing assertion: a run within -m ends by
+# 0.1 s; under valgrind, whose start-up alone takes a second, only the
+# messages are checked.
+@test "-m bounds the waits on a budget's and a breaker's silent store" {
+	local kill=0.9
+	slow_build && kill=20
+	peer silent
+	run -1 --separate-stderr timeout -s KILL "$kill" "$RETRY" -m 0.1 \
+	    -n 3 -b 0 -j none --budget="$PEER_URL/api" \
+	    --breaker="$PEER_URL/job" -- false
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "${stderr_lines[0]}" = "retry: $PEER_URL/job: no answer before --max-time: going on without circuit breaker 'job'" ]
+	[ "${stderr_lines[1]}" = "retry: $PEER_URL/api: no answer before --max-time: going on without retry budget 'api'" ]
+	[[ ${stderr_lines[2]} =~ ^"retry: giving up after 1 attempt in 0.1"[0-9]{2}"s: exit 1 (--max-time reached)"$ ]]
+}
+
 # stop_peer [unix]: TERM to a retry waiting on a trickling peer ends it.
 # The TERM must come within the exchange's 500 ms: where this test was
 # too slow to send it in time (valgrind on a loaded host), retry rightly

@@ -389,3 +389,69 @@ stop_peer() {
 	    SSL_CERT_FILE="$WORK/fifo" "$RETRY" --budget="$URL/api" -- true
 	[ "$stderr" = "retry: $URL/api: TLS: $WORK/fifo: not a regular file: going on without retry budget 'api'" ]
 }
+
+# Issue 36: files that OpenSSL itself opens.  Before, a FIFO with no
+# writer held retry in open(2) for good, past -m and TERM: the KILL of
+# timeout(1) ended it (137).
+@test "OPENSSL_CONF naming a FIFO is never opened: the run goes on at once" {
+	mkfifo "$WORK/fifo"
+	run -0 --separate-stderr timeout -s KILL 10 env \
+	    OPENSSL_CONF="$WORK/fifo" "$RETRY" -m 5 --budget="$URL/api" -- true
+	[ -z "$stderr" ]
+	[ "$(rcli HGET retry:api tokens)" = 100000 ]
+}
+
+@test "a FIFO among SSL_CERT_DIR's hashed names is refused, not waited on" {
+	local hash
+	unset REDISCLI_CACERT
+	mkdir "$WORK/certs"
+	hash=$(openssl x509 -hash -noout -in "$PKI/ca.pem")
+	mkfifo "$WORK/certs/$hash.0"
+	run -0 --separate-stderr timeout -s KILL 10 env \
+	    SSL_CERT_DIR="$WORK/certs" "$RETRY" -m 5 --budget="$URL/api" -- \
+	    touch "$WORK/ran"
+	[ "$stderr" = "retry: $URL/api: TLS: $WORK/certs/$hash.0: not a regular file: going on without retry budget 'api'" ]
+	[ -e "$WORK/ran" ]
+	# Beside SSL_CERT_FILE too: OpenSSL's default paths read the
+	# directory as well.
+	run -0 --separate-stderr timeout -s KILL 10 env \
+	    SSL_CERT_DIR="$WORK/certs" SSL_CERT_FILE="$PKI/ca.pem" "$RETRY" \
+	    -m 5 --budget="$URL/api" -- true
+	[ "$stderr" = "retry: $URL/api: TLS: $WORK/certs/$hash.0: not a regular file: going on without retry budget 'api'" ]
+}
+
+# Issue 36: a session's ticket, kept for the next run, is the user's
+# secret: created 0600 in the state directory, never read if anyone else
+# could have written or read it, never followed through a link, never
+# waited on; whatever is there, the run goes on without a word.
+@test "a session's ticket is kept 0600, and a planted one is neither trusted nor followed" {
+	local f
+	run -0 --separate-stderr "$RETRY" --budget="$URL/api" -- true
+	[ -z "$stderr" ]
+	f=$(echo "$STATE"/tls-*.session)
+	[ -f "$f" ]
+	[ "$(stat -c %a "$f")" = 600 ]
+	# Open to others: not read, and replaced by this run's own.
+	chmod 644 "$f"
+	run -0 --separate-stderr "$RETRY" --budget="$URL/api" -- true
+	[ -z "$stderr" ]
+	[ "$(stat -c %a "$f")" = 600 ]
+	# A link: not followed, its target not written; the link replaced.
+	echo target >"$WORK/target"
+	rm "$f"
+	ln -s "$WORK/target" "$f"
+	run -0 --separate-stderr "$RETRY" --budget="$URL/api" -- true
+	[ -z "$stderr" ]
+	[ "$(cat "$WORK/target")" = target ]
+	[ ! -L "$f" ] && [ -f "$f" ]
+	# Garbage, and a FIFO with no writer.
+	head -c 300 /dev/urandom >"$f"
+	run -0 --separate-stderr "$RETRY" --budget="$URL/api" -- true
+	[ -z "$stderr" ]
+	rm "$f"
+	mkfifo "$f"
+	run -0 --separate-stderr timeout -s KILL 10 "$RETRY" \
+	    --budget="$URL/api" -- true
+	[ -z "$stderr" ]
+	[ "$(rcli HGET retry:api tokens)" = 100000 ]
+}

@@ -68,7 +68,7 @@ store_of(const struct guard_spec *spec)
 
 static void
 guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
-    const struct sigstate *ss, long mark)
+    const struct sigstate *ss, long mark, const nsec_t *limit)
 {
 	char why[STORE_WHY_MAX];
 
@@ -76,6 +76,7 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
 	g->spec = spec;
 	g->what = what;
 	g->ss = ss;
+	g->limit = limit;
 	if (spec->name[0] == '\0')
 		return;
 	g->store = store_of(spec);
@@ -128,9 +129,25 @@ guards_open(struct guards *gs, const struct guard_spec *budget,
 {
 	memset(gs, 0, sizeof(*gs));
 	gs->mark = signals_stops();
-	guard_open(&gs->budget, budget, "retry budget", ss, gs->mark);
-	guard_open(&gs->breaker, breaker, "circuit breaker", ss, gs->mark);
+	/* Before the run's deadline is set, half of -m bounds the opening. */
+	if (lim->max_time > 0)
+		gs->limit = nsec_add(mono_now(), lim->max_time / 2);
+	guard_open(&gs->budget, budget, "retry budget", ss, gs->mark,
+	    &gs->limit);
+	guard_open(&gs->breaker, breaker, "circuit breaker", ss, gs->mark,
+	    &gs->limit);
 	gs->lease = probe_lease(lim);
+}
+
+/*
+ * The run's deadline (-m; 0: none), set before the breaker is asked:
+ * no wait on a store passes it, so that the whole run, guards and all,
+ * ends at -m.
+ */
+void
+guards_limit(struct guards *gs, nsec_t deadline)
+{
+	gs->limit = deadline;
 }
 
 /*

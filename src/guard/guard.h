@@ -19,6 +19,7 @@ struct guards {
 	uint32_t	 probe;		/* this run is the breaker's probe */
 	nsec_t		 lease;		/* how long a probe's claim lasts */
 	long		 mark;		/* signals_stops() before attempt 1 */
+	nsec_t		 limit;		/* the run's deadline (-m), 0: none */
 };
 /* The run's limits, which bound how long a breaker's probe can last. */
 struct guard_limits {
@@ -31,6 +32,7 @@ struct guard_limits {
 void		 guards_open(struct guards *gs, const struct guard_spec *budget,
 		    const struct guard_spec *breaker,
 		    const struct guard_limits *lim, const struct sigstate *ss);
+void		 guards_limit(struct guards *gs, nsec_t deadline);
 bool		 guards_admit(struct guards *gs, nsec_t *wait);
 bool		 guards_attempt(struct guards *gs, bool success);
 void		 guards_end(struct guards *gs, enum run_end end);

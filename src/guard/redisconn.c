@@ -77,6 +77,19 @@ redis_step_begin(struct redis *r, long mark)
 	if (!r->answered)
 		allowance = r->spent < allowance ? allowance - r->spent : 0;
 	r->deadline = nsec_add(r->began, allowance);
+	r->cut = r->limit != NULL && *r->limit != 0 && *r->limit < r->deadline;
+	if (r->cut)
+		r->deadline = *r->limit;
+}
+
+/* why, when a step's deadline passed: its allowance's, or the run's. */
+static void
+redis_late(const struct redis *r, char *why, size_t len)
+{
+	if (r->cut)
+		snprintf(why, len, "no answer before --max-time");
+	else
+		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
 }
 
 void
@@ -99,7 +112,7 @@ redis_wait_ready(struct redis *r, short events, char *why, size_t len)
 	if (errno == EINTR)
 		snprintf(why, len, "stopped");
 	else if (errno == ETIMEDOUT)
-		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
+		redis_late(r, why, len);
 	else
 		snprintf(why, len, "%s", strerror(errno));
 	return -1;
@@ -123,7 +136,8 @@ connected(struct redis *r, char *why, size_t len)
 
 /* A store whose first step begins: waits that a stop after mark ends. */
 static struct redis *
-redis_new(const struct sigstate *ss, long mark, char *why, size_t len)
+redis_new(const nsec_t *limit, const struct sigstate *ss, long mark,
+    char *why, size_t len)
 {
 	struct redis *r;
 
@@ -132,6 +146,7 @@ redis_new(const struct sigstate *ss, long mark, char *why, size_t len)
 		return NULL;
 	}
 	r->ss = ss;
+	r->limit = limit;
 	redis_step_begin(r, mark);
 	return r;
 }
@@ -170,16 +185,17 @@ attach(struct redis *r, redisContext *c, char *why, size_t len)
  * it, within the step's allowance: true, or false with why.
  */
 static bool
-start_tls(struct redis *r, const char *host, char *why, size_t len)
+start_tls(struct redis *r, const char *host, int port, char *why, size_t len)
 {
 	struct tls_wait w = { r->ss, r->deadline, r->mark };
+	bool ok = tls_start(r->tls, r->c->fd, host, port, &w, why, len);
 
-	r->tls = tls_start(r->c->fd, host, &r->files, &w, why, len);
-	if (r->tls == NULL && errno == ETIMEDOUT)
-		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
-	else if (r->tls == NULL && errno == EINTR)
+	if (!ok && errno == ETIMEDOUT)
+		redis_late(r, why, len);
+	else if (!ok && errno == EINTR)
 		snprintf(why, len, "stopped");
-	return r->tls != NULL;
+	r->tls_up = ok;
+	return ok;
 }
 
 /*
@@ -233,11 +249,13 @@ unreached(const char *host, const struct resolved *res, int tried,
 
 /* why, when host could not be resolved (resolve_host()'s errno). */
 static void
-unresolved(const char *host, const struct resolved *res, char *why,
-    size_t len)
+unresolved(const struct redis *r, const char *host,
+    const struct resolved *res, char *why, size_t len)
 {
 	if (errno == EINTR)
 		snprintf(why, len, "stopped");
+	else if (errno == ETIMEDOUT && r->cut)
+		snprintf(why, len, "%s not resolved before --max-time", host);
 	else if (errno == ETIMEDOUT)
 		snprintf(why, len, "%s not resolved within %d ms", host,
 		    REDIS_TIMEOUT_MS);
@@ -269,12 +287,12 @@ reach(struct redis *r, const char *host, int port, char *why, size_t len)
 	    sizeof(r->host))
 		r->host[0] = '\0';
 	if (!resolve_host(host, r->ss, r->deadline, r->mark, &res)) {
-		unresolved(host, &res, why, len);
+		unresolved(r, host, &res, why, len);
 		return false;
 	}
 	for (i = 0; i < res.n; i++) {
 		if (reach_address(r, res.addr[i], port, res.n - i, why, len))
-			return !r->use_tls || start_tls(r, host, why, len);
+			return r->tls == NULL || start_tls(r, host, port, why, len);
 		if (signals_stops() != r->mark || mono_now() >= r->deadline)
 			break;
 	}
@@ -292,8 +310,8 @@ bool
 redis_reconnect(struct redis *r, const char *host, int port, char *why,
     size_t len)
 {
-	tls_free(r->tls);
-	r->tls = NULL;
+	tls_end(r->tls);
+	r->tls_up = false;
 	redisFree(r->c);
 	r->c = NULL;
 	return reach(r, host, port, why, len);
@@ -308,13 +326,17 @@ redis_open(const struct redis_node *node, const struct sigstate *ss,
     long mark, char *why, size_t len)
 {
 	struct redis *r;
+	struct tls *t = NULL;
 
-	if ((r = redis_new(ss, mark, why, len)) == NULL)
+	/* The TLS context first: its CPU is not the server's delay. */
+	if (node->files != NULL && (t = tls_new(node->files, node->host,
+	    node->port, why, len)) == NULL)
 		return NULL;
-	if (node->files != NULL) {
-		r->use_tls = true;
-		r->files = *node->files;
+	if ((r = redis_new(node->limit, ss, mark, why, len)) == NULL) {
+		tls_free(t);
+		return NULL;
 	}
+	r->tls = t;
 	if (!reach(r, node->host, node->port, why, len))
 		return open_failed(r, why, why, len);
 	redis_step_end(r);
@@ -351,12 +373,12 @@ server_trusted(struct redis *r, char *why, size_t len)
  * server that another user runs.
  */
 struct redis *
-redis_open_unix(const char *path, const struct sigstate *ss, long mark,
-    char *why, size_t len)
+redis_open_unix(const char *path, const nsec_t *limit,
+    const struct sigstate *ss, long mark, char *why, size_t len)
 {
 	struct redis *r;
 
-	if ((r = redis_new(ss, mark, why, len)) == NULL)
+	if ((r = redis_new(limit, ss, mark, why, len)) == NULL)
 		return NULL;
 	if (!attach(r, redisConnectUnixNonBlock(path), why, len) ||
 	    !server_trusted(r, why, len))
@@ -375,7 +397,7 @@ redis_io_read(struct redis *r, void *buf, size_t n, short *events,
 {
 	ssize_t got;
 
-	if (r->tls != NULL)
+	if (r->tls_up)
 		return tls_read(r->tls, buf, n, events, why, len);
 	*events = POLLIN;
 	if ((got = read(r->c->fd, buf, n)) == -1) {
@@ -393,7 +415,7 @@ io_write(struct redis *r, const void *buf, size_t n, short *events,
 {
 	ssize_t w;
 
-	if (r->tls != NULL)
+	if (r->tls_up)
 		return tls_write(r->tls, buf, n, events, why, len);
 	*events = POLLOUT;
 	if ((w = write(r->c->fd, buf, n)) == -1) {

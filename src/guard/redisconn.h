@@ -35,15 +35,16 @@ struct redis {
 	char		 host[REDIS_HOST_MAX];	/* the node's, or "" */
 	const struct sigstate *ss;
 	nsec_t		 deadline;	/* of the step under way */
+	const nsec_t	*limit;		/* the run's deadline, 0: none */
+	bool		 cut;		/* the step's deadline is the run's */
 	long		 mark;		/* a stop after this ends its waits */
 	nsec_t		 began;		/* when the step under way began */
 	nsec_t		 spent;		/* waited before the first answer */
 	bool		 answered;	/* the first exchange is over */
 	const char	*user;		/* for AUTH on every node, or NULL */
 	const char	*password;
-	struct tls	*tls;		/* rediss://: the session, or NULL */
-	bool		 use_tls;	/* rediss://: every node speaks TLS */
-	struct tls_files files;		/* its CA, certificate and key */
+	struct tls	*tls;		/* rediss://: its context, or NULL */
+	bool		 tls_up;	/* with a session on the socket */
 };
 
 /* A server on TCP: rediss:// if files is not NULL. */
@@ -51,12 +52,14 @@ struct redis_node {
 	const char		*host;
 	int			 port;
 	const struct tls_files	*files;	/* the CAs, certificate and key */
+	const nsec_t		*limit;	/* the run's deadline, 0: none */
 };
 struct redis	*redis_open(const struct redis_node *node,
 		    const struct sigstate *ss, long mark, char *why,
 		    size_t len);
-struct redis	*redis_open_unix(const char *path, const struct sigstate *ss,
-		    long mark, char *why, size_t len);
+struct redis	*redis_open_unix(const char *path, const nsec_t *limit,
+		    const struct sigstate *ss, long mark, char *why,
+		    size_t len);
 void		 redis_close(struct redis *r);
 bool		 redis_reconnect(struct redis *r, const char *host, int port,
 		    char *why, size_t len);

@@ -163,6 +163,18 @@ open_dir(char *path, size_t len, char *why, size_t wlen)
 }
 
 /*
+ * The state directory, opened, for other state of the user's (tls.c's
+ * session tickets): -1 where it cannot be had or trusted.
+ */
+int
+statefile_dir(void)
+{
+	char path[PATH_MAX_GUARD], why[STORE_WHY_MAX];
+
+	return open_dir(path, sizeof(path), why, sizeof(why));
+}
+
+/*
  * Opens g's state file into sf, creating it empty: false with why if the
  * state cannot be used or trusted.  g->where gets its path.  O_NONBLOCK
  * keeps a FIFO planted there from blocking the open.

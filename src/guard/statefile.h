@@ -9,5 +9,6 @@
 #include "store.h"
 
 extern const struct store_ops statefile_store;
+int	statefile_dir(void);
 
 #endif /* STATEFILE_H */

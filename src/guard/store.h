@@ -30,6 +30,7 @@ struct guard {
 	const char	*what;		/* "retry budget" or "circuit breaker" */
 	bool		 on;		/* given, and its store answers */
 	const struct sigstate *ss;	/* whose stop signals end a wait */
+	const nsec_t	*limit;		/* no wait passes it (-m); 0: none */
 	char		 where[PATH_MAX_GUARD];	/* the file or the URL */
 };
 

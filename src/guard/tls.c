@@ -10,13 +10,12 @@
  * caller's CA file) and name the host: SNI and the host-name check are
  * OpenSSL's.
  *
- * OpenSSL is loaded with dlopen() by the first session, not linked: a
- * run that names no rediss:// store loads nothing more at start-up.
- * Linked statically, OpenSSL made every run of retry cost 2.3 times the
- * instructions (its relocations) and the binary 9 times the size; linked
- * as shared libraries, 17.7 times the instructions (bench/results.md).  The functions come from the library into a table
- * that each session holds, since the house keeps no globals; a second
- * dlopen() of a loaded library only counts a reference.
+ * OpenSSL is loaded with dlopen() by the first session (tlslib.c), not
+ * linked: a run that names no rediss:// store loads nothing more at
+ * start-up.  Linked statically, OpenSSL made every run of retry cost 2.3
+ * times the instructions (its relocations) and the binary 9 times the
+ * size; linked as shared libraries, 17.7 times the instructions
+ * (bench/results.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,141 +29,31 @@
 #include <arpa/inet.h>
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <unistd.h>
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
+#include "tlslib.h"
+#include "tlsticket.h"
 
-/* The library that the headers describe: libssl.so.3 for OpenSSL 3. */
-#define STR(x)		#x
-#define XSTR(x)		STR(x)
-#ifdef OPENSSL_VERSION_MAJOR
-#define LIBSSL		"libssl.so." XSTR(OPENSSL_VERSION_MAJOR)
-#else
-#define LIBSSL		"libssl.so.1.1"
-#endif
 #define SSL_EOF		(-2)	/* what ssl_needs() says of the peer's end */
-
-/* The functions of OpenSSL that a session calls, by their own names. */
-struct ssl_lib {
-	const SSL_METHOD *(*TLS_client_method)(void);
-	SSL_CTX	*(*SSL_CTX_new)(const SSL_METHOD *);
-	void	 (*SSL_CTX_free)(SSL_CTX *);
-	long	 (*SSL_CTX_ctrl)(SSL_CTX *, int, long, void *);
-	void	 (*SSL_CTX_set_verify)(SSL_CTX *, int, SSL_verify_cb);
-	void	 (*SSL_CTX_set_default_passwd_cb)(SSL_CTX *,
-		    pem_password_cb *);
-	int	 (*SSL_CTX_set_default_verify_paths)(SSL_CTX *);
-	const char *(*X509_get_default_cert_dir)(void);
-	int	 (*SSL_CTX_load_verify_locations)(SSL_CTX *, const char *,
-		    const char *);
-	int	 (*SSL_CTX_use_certificate_chain_file)(SSL_CTX *,
-		    const char *);
-	int	 (*SSL_CTX_use_PrivateKey_file)(SSL_CTX *, const char *, int);
-	SSL	*(*SSL_new)(SSL_CTX *);
-	void	 (*SSL_free)(SSL *);
-	int	 (*SSL_set_fd)(SSL *, int);
-	long	 (*SSL_ctrl)(SSL *, int, long, void *);
-	int	 (*SSL_set1_host)(SSL *, const char *);
-	X509_VERIFY_PARAM *(*SSL_get0_param)(SSL *);
-	int	 (*X509_VERIFY_PARAM_set1_ip_asc)(X509_VERIFY_PARAM *,
-		    const char *);
-	int	 (*SSL_connect)(SSL *);
-	int	 (*SSL_read)(SSL *, void *, int);
-	int	 (*SSL_write)(SSL *, const void *, int);
-	int	 (*SSL_get_error)(const SSL *, int);
-	long	 (*SSL_get_verify_result)(const SSL *);
-	const char *(*X509_verify_cert_error_string)(long);
-	unsigned long (*ERR_peek_error)(void);
-	const char *(*ERR_reason_error_string)(unsigned long);
-	void	 (*ERR_clear_error)(void);
-};
 
 struct tls {
 	struct ssl_lib	 lib;
 	SSL_CTX		*ctx;
 	SSL		*ssl;
+	struct tls_files files;		/* what decides whom to trust */
+	struct ticket	 tk;		/* the session's ticket, kept */
+	bool		 saved;		/* a ticket of this session is */
+	SSL_SESSION	*sess;		/* the kept session for peer */
+	char		 peer[272];	/* host:port, or "" */
 };
 
 bool
 tls_built_in(void)
 {
-	return true;
-}
-
-/* dlsym()'s answer into a function pointer, as POSIX allows. */
-#define LOAD(h, lib, name, ok) do {					\
-	void *sym_ = dlsym((h), #name);					\
-	if (sym_ == NULL)						\
-		(ok) = false;						\
-	else								\
-		memcpy(&(lib)->name, &sym_, sizeof((lib)->name));	\
-} while (0)
-
-static bool
-load_ctx_functions(void *h, struct ssl_lib *lib)
-{
-	bool ok = true;
-
-	LOAD(h, lib, TLS_client_method, ok);
-	LOAD(h, lib, SSL_CTX_new, ok);
-	LOAD(h, lib, SSL_CTX_free, ok);
-	LOAD(h, lib, SSL_CTX_ctrl, ok);
-	LOAD(h, lib, SSL_CTX_set_verify, ok);
-	LOAD(h, lib, SSL_CTX_set_default_passwd_cb, ok);
-	LOAD(h, lib, SSL_CTX_set_default_verify_paths, ok);
-	LOAD(h, lib, X509_get_default_cert_dir, ok);
-	LOAD(h, lib, SSL_CTX_load_verify_locations, ok);
-	LOAD(h, lib, SSL_CTX_use_certificate_chain_file, ok);
-	LOAD(h, lib, SSL_CTX_use_PrivateKey_file, ok);
-	return ok;
-}
-
-static bool
-load_ssl_functions(void *h, struct ssl_lib *lib)
-{
-	bool ok = true;
-
-	LOAD(h, lib, SSL_new, ok);
-	LOAD(h, lib, SSL_free, ok);
-	LOAD(h, lib, SSL_set_fd, ok);
-	LOAD(h, lib, SSL_ctrl, ok);
-	LOAD(h, lib, SSL_set1_host, ok);
-	LOAD(h, lib, SSL_get0_param, ok);
-	LOAD(h, lib, X509_VERIFY_PARAM_set1_ip_asc, ok);
-	LOAD(h, lib, SSL_connect, ok);
-	LOAD(h, lib, SSL_read, ok);
-	LOAD(h, lib, SSL_write, ok);
-	LOAD(h, lib, SSL_get_error, ok);
-	LOAD(h, lib, SSL_get_verify_result, ok);
-	LOAD(h, lib, X509_verify_cert_error_string, ok);
-	LOAD(h, lib, ERR_peek_error, ok);
-	LOAD(h, lib, ERR_reason_error_string, ok);
-	LOAD(h, lib, ERR_clear_error, ok);
-	return ok;
-}
-
-/* OpenSSL's functions into lib: false with why if it cannot be had. */
-static bool
-load_openssl(struct ssl_lib *lib, char *why, size_t len)
-{
-	void *h;
-
-	if ((h = dlopen(LIBSSL, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		snprintf(why, len, "TLS: cannot load %s (OpenSSL)", LIBSSL);
-		return false;
-	}
-	if (!load_ctx_functions(h, lib) || !load_ssl_functions(h, lib)) {
-		snprintf(why, len, "TLS: %s lacks a function retry needs",
-		    LIBSSL);
-		return false;
-	}
 	return true;
 }
 
@@ -229,19 +118,48 @@ readable(const char *path, bool optional, char *why, size_t len)
 	return false;
 }
 
-/* Whether dir holds a CA by its hash, as c_rehash names it: 1a2b3c4d.0. */
+/* Whether name is one that c_rehash gives a CA or a CRL: 1a2b3c4d.0, .r0. */
 static bool
-hashed(const char *dir)
+hash_name(const char *name)
+{
+	const char *n = name + 9;
+
+	if (strspn(name, "0123456789abcdef") != 8 || name[8] != '.')
+		return false;
+	n += *n == 'r';
+	return *n != '\0' && strspn(n, "0123456789") == strlen(n);
+}
+
+/*
+ * Whether dir holds a CA by its hash, as c_rehash names it: 1 yes, 0
+ * no, -1 with why if one of them is not a regular file.  OpenSSL opens
+ * the one it needs with a blocking open(2), which a FIFO with no writer
+ * would hold past every deadline and stop signal: so every such name is
+ * looked at here first, by stat(2), which never waits on a FIFO, and a
+ * directory that holds anything else is not used at all.
+ */
+static int
+hashed(const char *dir, char *why, size_t len)
 {
 	struct dirent *e;
+	struct stat st;
 	DIR *d;
-	bool found = false;
+	int found = 0;
 
 	if ((d = opendir(dir)) == NULL)
-		return false;
-	while (!found && (e = readdir(d)) != NULL)
-		found = strlen(e->d_name) == 10 && strcmp(e->d_name + 8,
-		    ".0") == 0 && strspn(e->d_name, "0123456789abcdef") == 8;
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		if (!hash_name(e->d_name))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 &&
+		    !S_ISREG(st.st_mode)) {
+			snprintf(why, len, "TLS: %s/%s: not a regular file",
+			    dir, e->d_name);
+			found = -1;
+			break;
+		}
+		found = 1;
+	}
 	closedir(d);
 	return found;
 }
@@ -252,16 +170,21 @@ hashed(const char *dir)
  * instructions and some 100 ms of every run (bench/results.md).  A
  * hashed directory costs only the issuer's file, when it is needed: it
  * is used where there is one, and the default paths elsewhere, or when
- * SSL_CERT_FILE names a file to use.
+ * SSL_CERT_FILE names a file to use.  -1 with why where the directory
+ * cannot be used safely.
  */
 static int
-system_cas(struct tls *t)
+system_cas(struct tls *t, char *why, size_t len)
 {
 	const char *dir = getenv("SSL_CERT_DIR");
+	int h;
 
 	if (dir == NULL || *dir == '\0')
 		dir = t->lib.X509_get_default_cert_dir();
-	if (getenv("SSL_CERT_FILE") == NULL && hashed(dir))
+	/* The default paths read the directory too, SSL_CERT_FILE or not. */
+	if ((h = hashed(dir, why, len)) < 0)
+		return -1;
+	if (h > 0 && getenv("SSL_CERT_FILE") == NULL)
 		return t->lib.SSL_CTX_load_verify_locations(t->ctx, NULL, dir);
 	return t->lib.SSL_CTX_set_default_verify_paths(t->ctx);
 }
@@ -280,6 +203,7 @@ static bool
 make_ctx(struct tls *t, const struct tls_files *f, char *why, size_t len)
 {
 	struct ssl_lib *l = &t->lib;
+	int rc = 1;
 
 	if (f->key != NULL && f->cert == NULL) {
 		snprintf(why, len, "TLS: a key (REDISCLI_KEY) but no "
@@ -291,7 +215,12 @@ make_ctx(struct tls *t, const struct tls_files *f, char *why, size_t len)
 	    !readable(f->key, false, why, len) ||
 	    (f->cacert == NULL && !readable(cert_file(), true, why, len)))
 		return false;
-	if ((t->ctx = l->SSL_CTX_new(l->TLS_client_method())) == NULL) {
+	/*
+	 * Not OpenSSL's configuration file: a FIFO named by OPENSSL_CONF
+	 * would hold its open(2) for ever, and a run needs nothing from it.
+	 */
+	if (l->OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1 ||
+	    (t->ctx = l->SSL_CTX_new(l->TLS_client_method())) == NULL) {
 		ssl_reason(t, "", why, len);
 		return false;
 	}
@@ -304,7 +233,9 @@ make_ctx(struct tls *t, const struct tls_files *f, char *why, size_t len)
 	l->SSL_CTX_set_default_passwd_cb(t->ctx, no_passphrase);
 	if (f->cacert != NULL ?
 	    l->SSL_CTX_load_verify_locations(t->ctx, f->cacert, NULL) != 1 :
-	    system_cas(t) != 1) {
+	    (rc = system_cas(t, why, len)) != 1) {
+		if (rc < 0)
+			return false;
 		ssl_reason(t, f->cacert != NULL ? f->cacert : "the system's "
 		    "CA store", why, len);
 		return false;
@@ -321,6 +252,80 @@ make_ctx(struct tls *t, const struct tls_files *f, char *why, size_t len)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * The session, once its ticket came, into the ticket's file for later
+ * runs: TLS 1.3 sends tickets after the handshake, and they are read
+ * with the first answer, before it; a resumed session's is kept again,
+ * since the server may have renewed it.
+ */
+static void
+ticket_save(struct tls *t)
+{
+	unsigned char buf[TICKET_MAX], *p = buf;
+	SSL_SESSION *sess;
+	int n;
+
+	if (t->saved || t->tk.dfd == -1 ||
+	    (sess = t->lib.SSL_get_session(t->ssl)) == NULL ||
+	    t->lib.SSL_SESSION_is_resumable(sess) != 1)
+		return;
+	t->saved = true;
+	n = t->lib.i2d_SSL_SESSION(sess, NULL);
+	if (n > 0 && n <= (int)sizeof(buf) &&
+	    t->lib.i2d_SSL_SESSION(sess, &p) == n)
+		ticket_write(&t->tk, buf, (size_t)n);
+}
+
+/*
+ * The session that an earlier run kept for host:port under the same
+ * trust, into t->sess (parsing it costs a tenth of a handshake: the
+ * caller does it before its allowance of time starts, with the context).
+ */
+static void
+find_session(struct tls *t, const char *host, int port)
+{
+	struct ssl_lib *l = &t->lib;
+	unsigned char buf[TICKET_MAX];
+	const unsigned char *p = buf;
+	char sport[16];
+	const char *keys[] = { host, sport, t->files.cacert, t->files.cert,
+	    t->files.key, getenv("SSL_CERT_FILE"), getenv("SSL_CERT_DIR") };
+	size_t n;
+
+	snprintf(sport, sizeof(sport), "%d", port);
+	snprintf(t->peer, sizeof(t->peer), "%s:%d", host, port);
+	ticket_close(&t->tk);
+	if (t->sess != NULL)
+		l->SSL_SESSION_free(t->sess);
+	t->sess = NULL;
+	if (ticket_open(&t->tk, keys, sizeof(keys) / sizeof(keys[0])) &&
+	    (n = ticket_read(&t->tk, buf, sizeof(buf))) > 0)
+		t->sess = l->d2i_SSL_SESSION(NULL, &p, (long)n);
+	l->ERR_clear_error();
+}
+
+/*
+ * The kept session for host:port offered to the server: it may resume
+ * it, and skip the certificate and its signature.  Without one, a full
+ * handshake.  Each session is offered once.
+ */
+static void
+resume(struct tls *t, const char *host, int port)
+{
+	char peer[sizeof(t->peer)];
+
+	snprintf(peer, sizeof(peer), "%s:%d", host, port);
+	if (strcmp(peer, t->peer) != 0)
+		find_session(t, host, port);
+	t->saved = false;
+	t->peer[0] = '\0';
+	if (t->sess != NULL) {
+		t->lib.SSL_set_session(t->ssl, t->sess);
+		t->lib.SSL_SESSION_free(t->sess);
+		t->sess = NULL;
+	}
 }
 
 /*
@@ -406,34 +411,69 @@ handshake(struct tls *t, int fd, const struct tls_wait *w, char *why,
 }
 
 /*
- * A TLS session on the connected, non-blocking socket fd, to host, its
- * handshake done within the caller's wait w: it, or NULL with errno
- * ETIMEDOUT (w's deadline), EINTR (a stop signal since w's mark), or
- * another with why filled in.
+ * The TLS context with files, OpenSSL loaded, and the session kept for
+ * host:port: it, or NULL with why.  It costs most of a session's
+ * instructions (loading libssl, OpenSSL's fetch of every algorithm), no
+ * wait: the caller makes it before its allowance of time starts, so that a herd on a busy host does not spend
+ * that allowance on CPU it queues for, and keeps it for every node a
+ * cluster redirects to.
  */
 struct tls *
-tls_start(int fd, const char *host, const struct tls_files *files,
-    const struct tls_wait *w, char *why, size_t len)
+tls_new(const struct tls_files *files, const char *host, int port,
+    char *why, size_t len)
 {
 	struct tls *t;
-	int e;
 
 	if ((t = calloc(1, sizeof(*t))) == NULL) {
 		snprintf(why, len, "%s", strerror(ENOMEM));
 		return NULL;
 	}
-	if (!load_openssl(&t->lib, why, len)) {
+	t->tk.dfd = -1;
+	t->files = *files;
+	if (!tlslib_load(&t->lib, why, len)) {
 		free(t);
-		errno = ENOENT;
 		return NULL;
 	}
-	if (make_ctx(t, files, why, len) && make_ssl(t, fd, host, why, len) &&
-	    handshake(t, fd, w, why, len))
+	if (make_ctx(t, files, why, len)) {
+		find_session(t, host, port);
 		return t;
-	e = errno != 0 ? errno : EPROTO;
+	}
 	tls_free(t);
-	errno = e;
 	return NULL;
+}
+
+/*
+ * A TLS session of t on the connected, non-blocking socket fd, to host,
+ * its handshake done within the caller's wait w: true, or false with
+ * errno ETIMEDOUT (w's deadline), EINTR (a stop signal since w's mark),
+ * or another with why filled in.
+ */
+bool
+tls_start(struct tls *t, int fd, const char *host, int port,
+    const struct tls_wait *w, char *why, size_t len)
+{
+	int e;
+
+	tls_end(t);
+	if (!make_ssl(t, fd, host, why, len))
+		return false;
+	resume(t, host, port);
+	if (handshake(t, fd, w, why, len))
+		return true;
+	e = errno != 0 ? errno : EPROTO;
+	tls_end(t);
+	errno = e;
+	return false;
+}
+
+/* t's session ends (its socket is the caller's); the context stays. */
+void
+tls_end(struct tls *t)
+{
+	if (t != NULL && t->ssl != NULL) {
+		t->lib.SSL_free(t->ssl);
+		t->ssl = NULL;
+	}
 }
 
 /*
@@ -449,8 +489,10 @@ tls_read(struct tls *t, void *buf, size_t n, short *events, char *why,
 	t->lib.ERR_clear_error();
 	errno = 0;
 	rc = t->lib.SSL_read(t->ssl, buf, n > INT_MAX ? INT_MAX : (int)n);
-	if (rc > 0)
+	if (rc > 0) {
+		ticket_save(t);
 		return rc;
+	}
 	if ((need = ssl_needs(t, rc, why, len)) > 0) {
 		*events = (short)need;
 		errno = EAGAIN;
@@ -488,8 +530,10 @@ tls_free(struct tls *t)
 {
 	if (t == NULL)
 		return;
-	if (t->ssl != NULL)
-		t->lib.SSL_free(t->ssl);
+	tls_end(t);
+	ticket_close(&t->tk);
+	if (t->sess != NULL)
+		t->lib.SSL_SESSION_free(t->sess);
 	if (t->ctx != NULL)
 		t->lib.SSL_CTX_free(t->ctx);
 	free(t);
@@ -504,15 +548,33 @@ tls_built_in(void)
 }
 
 struct tls *
-tls_start(int fd, const char *host, const struct tls_files *files,
-    const struct tls_wait *w, char *why, size_t len)
+tls_new(const struct tls_files *files, const char *host, int port,
+    char *why, size_t len)
 {
-	(void)fd;
-	(void)host;
 	(void)files;
-	(void)w;
+	(void)host;
+	(void)port;
 	snprintf(why, len, "built without TLS support (OpenSSL)");
 	return NULL;
+}
+
+bool
+tls_start(struct tls *t, int fd, const char *host, int port,
+    const struct tls_wait *w, char *why, size_t len)
+{
+	(void)t;
+	(void)port;
+	(void)fd;
+	(void)host;
+	(void)w;
+	snprintf(why, len, "built without TLS support (OpenSSL)");
+	return false;
+}
+
+void
+tls_end(struct tls *t)
+{
+	(void)t;
 }
 
 ssize_t

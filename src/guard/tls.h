@@ -29,9 +29,11 @@ struct tls_wait {
 
 struct tls;
 bool		 tls_built_in(void);
-struct tls	*tls_start(int fd, const char *host,
-		    const struct tls_files *files, const struct tls_wait *w,
-		    char *why, size_t len);
+struct tls	*tls_new(const struct tls_files *files, const char *host,
+		    int port, char *why, size_t len);
+bool		 tls_start(struct tls *t, int fd, const char *host, int port,
+		    const struct tls_wait *w, char *why, size_t len);
+void		 tls_end(struct tls *t);
 ssize_t		 tls_read(struct tls *t, void *buf, size_t n, short *events,
 		    char *why, size_t len);
 ssize_t		 tls_write(struct tls *t, const void *buf, size_t n,

@@ -1,9 +1,11 @@
 /*
  * env.c: the environment a command or a hook is given: a base
  * environment less the variables that retry sets itself, plus those, so
- * that a stale RETRY_ATTEMPT from the caller cannot stand beside retry's.
+ * that a stale RETRY_ATTEMPT from the caller cannot stand beside retry's;
+ * and the values of those variables.
  */
 #include <err.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,4 +38,37 @@ env_with(char **base, char *const *add, size_t nadd, size_t nset)
 	for (i = 0; i < nset && i < nadd; i++)
 		env[n++] = add[i];
 	return env;
+}
+
+/* max 0: no limit, "inf". */
+void
+env_attempt_init(struct env_attempt *e, long long max)
+{
+	if (max == 0)
+		snprintf(e->max, sizeof(e->max), "RETRY_MAX_ATTEMPTS=inf");
+	else
+		snprintf(e->max, sizeof(e->max), "RETRY_MAX_ATTEMPTS=%lld",
+		    max);
+	env_attempt_set(e, 1, -1, 0);
+}
+
+/*
+ * Attempt k; prev is the previous one's status, -1 for none, and
+ * prev_http its HTTP status, 0 for none: the variable is then empty.
+ */
+void
+env_attempt_set(struct env_attempt *e, long long k, int prev, int prev_http)
+{
+	snprintf(e->attempt, sizeof(e->attempt), "RETRY_ATTEMPT=%lld", k);
+	if (prev < 0)
+		snprintf(e->prev, sizeof(e->prev), "RETRY_PREV_STATUS=");
+	else
+		snprintf(e->prev, sizeof(e->prev), "RETRY_PREV_STATUS=%d",
+		    prev);
+	if (prev_http == 0)
+		snprintf(e->prev_http, sizeof(e->prev_http),
+		    "RETRY_PREV_HTTP_STATUS=");
+	else
+		snprintf(e->prev_http, sizeof(e->prev_http),
+		    "RETRY_PREV_HTTP_STATUS=%d", prev_http);
 }
