@@ -208,6 +208,22 @@ for got in cmd:
 	[ "${#lines[@]}" -eq 14 ]
 }
 
+# Issue 37 item 6: invisible characters are escaped as \uXXXX, and the
+# line still parses to the very same text.
+@test "--log-format=json: bidirectional controls are escaped, and parse back" {
+	run -0 --separate-stderr "$RETRY" --log-format=json \
+	    --log-file="$WORK/log" -n 1 -- true $'a\u202eb\u2066\u200b\ufeff' \
+	    $'c1 \xc2\x85 tag \xf3\xa0\x81\x81'
+	[ "$stderr" = "" ]
+	strict_json "$WORK/log"
+	run -1 grep -c $'\u202e\|\u2066\|\u200b\|\ufeff\|\xc2\x85\|\xf3\xa0' "$WORK/log"
+	[ "$output" = 0 ]
+	run -0 --separate-stderr grep -o 'a\\u202eb\\u2066\\u200b\\ufeff' "$WORK/log"
+	run -0 --separate-stderr grep -o 'c1 \\u0085 tag \\udb40\\udc41' "$WORK/log"
+	jq_true "$WORK/log" '.[0].command[1] == "a\u202eb\u2066\u200b\ufeff" and
+	    .[0].command[2] == "c1 \u0085 tag \udb40\udc41"'
+}
+
 @test "--log-format=json: a very long command line makes one whole line" {
 	local big
 	big=$(head -c 100000 /dev/zero | tr '\0' '"')

@@ -173,3 +173,21 @@ out 2" ]
 	[ "$stderr" = \
 	    "retry: invalid --base '1\\e[31m': unknown unit (use ns, us, ms, s, m, h or d); try 'retry --help'" ]
 }
+
+# Issue 37 item 6: nor a bidirectional control or an invisible character,
+# which can show a line reversed or hide a word.
+@test "bidirectional controls and invisible characters are shown escaped" {
+	run -127 --separate-stderr "$RETRY" -n 1 \
+	    $'a\u202eb\u2066c\u2069d\u200be\ufefff\u2028g\u00adh'
+	[ "$stderr" = \
+	    'retry: cannot run a\u202eb\u2066c\u2069d\u200be\ufefff\u2028g\u00adh: No such file or directory
+retry: giving up after 1 attempt in '"${stderr_lines[1]#*attempt in }" ]
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none --log-format=github \
+	    --retry-if-output=$'\u2066|x' -- sh -c 'echo x; exit 1'
+	[ "${stderr_lines[0]}" = \
+	    "::warning title=retry::attempt 1/2 failed (exit 1, output matched '\\u2066|x'), next in 0.000s" ]
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
+	    --retry-if-output=$'\u202e|x' -- sh -c 'echo x; exit 1'
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/2 failed (exit 1, output matched '\\u202e|x'), next in 0.000s" ]
+}
