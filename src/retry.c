@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "attempt/attempt.h"
+#include "attempt/held.h"
 #include "attempt/hooks.h"
 #include "attempt/match.h"
 #include "attempt/spawn.h"
@@ -49,6 +50,9 @@ struct run {
 	struct log	 log;
 	struct backoff	 backoff;
 	struct streams	*streams;	/* -I, -O, output conditions; or NULL */
+	int		 failed_out;	/* -O: a failed attempt's output goes
+					   there; -1: dropped */
+	bool		 failed_out_told; /* that it failed: said once */
 	long long	 step;		/* retries since the schedule began */
 	char		**envp;
 	char		 env_attempt[STATUS_BUF];
@@ -154,10 +158,18 @@ release_output(struct run *r, long long k, bool final)
 
 	if (!r->cfg->hold_stdout)
 		return;
+	if (!final && r->failed_out == -1)
+		return;		/* --failed-output=drop */
 	rc = streams_flush(r->sigs, r->streams, final ? STDOUT_FILENO :
-	    STDERR_FILENO, r->deadline);
+	    r->failed_out, r->deadline);
 	if (rc > 0)
 		stopped(r, k, rc);
+	if (rc < 0 && !final && r->failed_out != STDERR_FILENO &&
+	    errno != EAGAIN && !r->failed_out_told) {
+		warnx_safe("--failed-output %s: %s", r->cfg->failed_output,
+		    strerror(errno));
+		r->failed_out_told = true;
+	}
 	/* EAGAIN: a stop came, and a stalled reader is not waited for. */
 	if (rc == 0 || !final || errno == EAGAIN)
 		return;
@@ -547,7 +559,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	r->cfg = cfg;
 	log_open(&r->log, &(struct log_options){ cfg->log_format,
 	    cfg->verbosity, cfg->log_file, cfg->json_log, cfg->attempts,
-	    cfg->http_file != NULL, cfg->until_failure });
+	    cfg->http_file != NULL, cfg->until_failure, cfg->log_on_failure });
 	r->sigs = signals_init();
 	log_bound_waits(&r->log, r->sigs, 0);
 	r->leftovers = attempt_init(cfg->foreground);
@@ -563,6 +575,7 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    r->env_prev, r->env_prev_http }, 4, 4);
 	r->streams = streams_open(cfg->replay_stdin, cfg->hold_stdout,
 	    matcher, cfg->stall != 0);
+	r->failed_out = held_failed_sink(cfg->failed_output);
 	guards_open(&r->guards, &cfg->budget, &cfg->breaker,
 	    &(struct guard_limits){ cfg->attempts, cfg->timeout,
 	    cfg->kill_after, cfg->sched.cap, cfg->max_time }, r->sigs);
