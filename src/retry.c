@@ -33,6 +33,7 @@
 #include "os/clock.h"
 #include "os/defs.h"
 #include "os/env.h"
+#include "os/fd.h"
 #include "os/signals.h"
 #include "policy/backoff.h"
 #include "policy/http.h"
@@ -594,6 +595,7 @@ main(int argc, char *argv[])
 	nsec_t wait;
 	int sig, envc, status;
 
+	fd_stderr_lines();	/* each message one write(2) */
 	if (envopts_read(argv[0], &envc, &envv, msg, sizeof(msg)) != 0)
 		usage_error(msg);
 	r = parse_options(envc > 0 ? envv : NULL, argc, argv, &cfg, msg,

@@ -26,6 +26,24 @@
 #include "defs.h"
 #include "fd.h"
 
+
+#define ERR_LINE_MAX	8192	/* a longer message takes more writes */
+
+/*
+ * err(3) and warn(3) write "retry: ", the text and the newline as three
+ * write(2)s to an unbuffered stderr, and runs that share one stderr (a
+ * cron log, a CI step, a herd) tear each other's lines.  stderr becomes
+ * line-buffered, with a buffer of its own that lives until exit: each
+ * message goes out in one write(2), whatever C library formats it.
+ */
+void
+fd_stderr_lines(void)
+{
+	char *buf;
+
+	if ((buf = malloc(ERR_LINE_MAX)) != NULL)
+		setvbuf(stderr, buf, _IOLBF, ERR_LINE_MAX);
+}
 /* fd itself, or a copy of it above 2; -1 stays -1. */
 int
 fd_above_stdio(int fd)
