@@ -561,6 +561,8 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	log_open(&r->log, &(struct log_options){ cfg->log_format,
 	    cfg->verbosity, cfg->log_file, cfg->json_log, cfg->attempts,
 	    cfg->http_file != NULL, cfg->until_failure, cfg->log_on_failure });
+	/* As the logs: a FIFO's open waits, while TERM still ends retry. */
+	r->failed_out = held_failed_sink(cfg->failed_output);
 	r->sigs = signals_init();
 	log_bound_waits(&r->log, r->sigs, 0);
 	r->leftovers = attempt_init(cfg->foreground);
@@ -576,7 +578,6 @@ setup_run(struct run *r, const struct config *cfg, char *max_env,
 	    r->env_prev, r->env_prev_http }, 4, 4);
 	r->streams = streams_open(cfg->replay_stdin, cfg->hold_stdout,
 	    matcher, cfg->stall != 0);
-	r->failed_out = held_failed_sink(cfg->failed_output);
 	guards_open(&r->guards, &cfg->budget, &cfg->breaker,
 	    &(struct guard_limits){ cfg->attempts, cfg->timeout,
 	    cfg->kill_after, cfg->sched.cap, cfg->max_time }, r->sigs);

@@ -137,14 +137,15 @@ file_for(struct errout *eo, int fd)
  * A line to the named file f was written (ok) or not, errno saying why.
  * The first failure (a full disk, EIO) says so on stderr at once, once;
  * the lines after it are still tried, and counted for errout_end().  A
- * reader of a FIFO that does not read in time (EAGAIN) is not a failure
- * of the file: errout.c gives up on such a reader by design.
+ * reader of a FIFO that does not read in time (EAGAIN) or that went away
+ * (EPIPE) is no failure of the file: errout.c gives up on such a reader
+ * by design.
  */
 static void
 errout_lost(struct errout_file *f, bool ok)
 {
 	f->lines++;
-	if (ok || errno == EAGAIN)
+	if (ok || errno == EAGAIN || errno == EPIPE)
 		return;
 	if (f->lost++ == 0)
 		warnx_safe("%s %s: %s", f->what, f->path, strerror(errno));
