@@ -51,8 +51,8 @@ struct run {
 	struct log	 log;
 	struct backoff	 backoff;
 	struct streams	*streams;	/* -I, -O, output conditions; or NULL */
-	int		 failed_out;	/* -O: a failed attempt's output goes
-					   there; -1: dropped */
+	int		 failed_out;	/* -O: where a failed attempt's
+					   output goes; -1: dropped */
 	bool		 failed_out_told; /* that it failed: said once */
 	long long	 step;		/* retries since the schedule began */
 	char		**envp;

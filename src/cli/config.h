@@ -32,7 +32,7 @@ struct config {
 	bool		foreground;
 	bool		replay_stdin;
 	bool		hold_stdout;
-	const char	*failed_output;	/* -O: stderr, drop or a path; NULL */
+	const char	*failed_output;	/* -O's failed output; NULL */
 	bool		dry_run;
 	bool		until_failure;	/* stop at the first failure */
 	const char	*env_options;	/* RETRY_OPTIONS' words, or NULL */
@@ -40,7 +40,7 @@ struct config {
 	enum log_format	log_format;
 	const char	*log_file;
 	const char	*json_log;	/* --json-log, or NULL */
-	bool		log_on_failure;	/* lines only if the run fails */
+	bool		log_on_failure;	/* lines only on a failure */
 	const char	*preset;	/* the --preset applied, or NULL */
 	struct match_rules conds;	/* the output conditions */
 	const char	*on_retry;	/* hook commands, or NULL */

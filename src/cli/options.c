@@ -160,7 +160,7 @@ parse_log_value(int opt, const char *arg, struct config *cfg)
 	case OPT_JSON_LOG:
 		cfg->json_log = arg;
 		return *arg == '\0' ? "empty file name" : NULL;
-	case OPT_FAILED_OUTPUT:		/* where -O's other output goes */
+	case OPT_FAILED_OUTPUT:	/* where -O's other output goes */
 		cfg->failed_output = arg;
 		cfg->hold_stdout = true;
 		return *arg == '\0' ? "empty file name" : NULL;

@@ -15,7 +15,10 @@
  * own, is made non-blocking there too (fd.c), and its lines wait as the
  * pipe's or the terminal's on stderr do.  Elsewhere, and for any other
  * descriptor, a line is written as fd_write_all() writes it: to a pipe,
- * blocking as before.
+ * blocking as before.  A line that --log-file or --json-log cannot take
+ * (a full disk) is said once on stderr and counted (errout_lost()), and
+ * with --log-on-failure the text sink's lines are kept in memory until
+ * the run's end says whether they are to be written (errout_end()).
  */
 #include <errno.h>
 #include <poll.h>
@@ -30,7 +33,7 @@
 #include "text/escape.h"
 #include "errout.h"
 
-#define HOLD_MAX	((size_t)1 << 20)	/* --log-on-failure keeps this */
+#define HOLD_MAX	((size_t)1 << 20)	/* kept by --log-on-failure */
 
 /*
  * Sets eo up for stderr: tty is the caller's non-blocking open of the

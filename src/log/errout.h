@@ -28,12 +28,12 @@ struct errout {
 	bool		 fifo_cut[2];	/* their last lines cut short */
 	struct errout_file {		/* --log-file's, --json-log's: */
 		int		 fd;
-		const char	*what, *path;	/* as a warning names it */
+		const char	*what, *path; /* as warnings name it */
 		long long	 lines, lost;	/* written, and failed */
 	}		 file[2];
 	int		 nfile;
 	int		 hold_fd;	/* --log-on-failure: lines for it */
-	struct strbuf	 held;		/* are kept here, the last ones, */
+	struct strbuf	 held;		/* are kept here, the last ones */
 	long long	 dropped;	/* and how many older ones were not */
 	const struct sigstate *ss;	/* what ends a wait for room, */
 	nsec_t		 deadline;	/* and when (--max-time; 0: none) */

@@ -197,8 +197,8 @@ summary_text(struct summary *sm, struct strbuf *md, int status,
 	first_tail = sm->rows - SUMMARY_ROWS > SUMMARY_ROWS ?
 	    sm->rows - SUMMARY_ROWS : SUMMARY_ROWS;
 	if (first_tail > SUMMARY_ROWS)
-		sb_printf(md, "| \xe2\x80\xa6 | | | %lld attempt%s not shown | |\n",
-		    first_tail - SUMMARY_ROWS,
+		sb_printf(md, "| \xe2\x80\xa6 | | | %lld attempt%s not shown "
+		    "| |\n", first_tail - SUMMARY_ROWS,
 		    first_tail - SUMMARY_ROWS == 1 ? "" : "s");
 	for (i = first_tail; i < sm->rows; i++)
 		sb_printf(md, "%s%s\n", sb_text(&sm->tail[i % SUMMARY_ROWS]),
