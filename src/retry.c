@@ -596,7 +596,8 @@ main(int argc, char *argv[])
 	nsec_t wait;
 	int sig, envc, status;
 
-	fd_stderr_lines();	/* each message one write(2) */
+	/* Each message one write(2); stdio keeps the buffer to exit. */
+	(void)fd_stderr_lines();
 	if (envopts_read(argv[0], &envc, &envv, msg, sizeof(msg)) != 0)
 		usage_error(msg);
 	r = parse_options(envc > 0 ? envv : NULL, argc, argv, &cfg, msg,
