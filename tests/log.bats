@@ -344,11 +344,16 @@ retry: --json-log /dev/full: 4 of 4 lines not written" ]
 }
 
 @test "--log-on-failure: a long run keeps its last lines, and counts the rest" {
-	run -1 --separate-stderr "$RETRY" --log-on-failure -n 20000 -b 0 \
-	    -- false
+	local y n
+	# Lines of 3 KiB, that quote the ERE: 400 of them pass the 1 MiB kept.
+	y=$(printf '%03000d' 0 | tr 0 y)
+	run -1 --separate-stderr "$RETRY" --log-on-failure -n 400 -b 0 \
+	    --retry-if-output="x|$y" -- sh -c 'echo x; exit 1'
 	[[ ${stderr_lines[0]} =~ ^retry:\ [0-9]+\ earlier\ lines\ not\ kept$ ]]
-	local n=${stderr_lines[0]#retry: }
+	n=${stderr_lines[0]#retry: }
 	n=${n%% *}
-	[ $((n + ${#stderr_lines[@]} - 1)) -eq 20000 ]
-	[[ ${stderr_lines[-1]} =~ ^$(gave_up 20000 1)$ ]]
+	[ $((n + ${#stderr_lines[@]} - 1)) -eq 400 ]
+	[ "$n" -gt 100 ]
+	[[ ${stderr_lines[1]} == "retry: attempt $((n + 1))/400 failed (exit 1, output matched 'x|$y'), next in 0.000s" ]]
+	[[ ${stderr_lines[-1]} =~ ^retry:\ giving\ up\ after\ 400\ attempts ]]
 }
