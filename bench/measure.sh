@@ -310,6 +310,51 @@ bench_match() {
 }
 
 
+# --- 4d. the costliest EREs on one long line (issue 37) -------------------
+
+# The EREs retry accepts that cost its DFA most: a new state at nearly
+# every byte, and then an NFA step over thousands of threads.  Each runs
+# over 64 KiB lines on which it finds no match, so that the whole line is
+# scanned: random a and b, a alone, random printable ASCII.
+# ereline (src/ere/bench/ereline.c) feeds the line as match.c does and
+# prints the best of five runs.  The target: 100 ms a line at most.
+ERE_SLOW=('[ab]*a[ab]{4085}c' '[ab]*a[ab]{4091}c' 'a[ab]{4000}c'
+    '(a[ab]{1000}){3}c' '[ab]*a[ab]{1000}(c|b[ab]{1000}c)'
+    '(x[ab]{2000}|a[ab]{2000})c' '[^c]*a[^c]{4000}c' '(.*a){1000}c'
+    '.*a.{4000}c')
+
+# ere_line NAME: 64 KiB of bytes from NAME's alphabet, a newline.
+ere_line() {
+	case $1 in
+	ab) head -c 65535 /dev/urandom |
+	    LC_ALL=C tr '\000-\377' '[a*128][b*128]' ;;
+	a) head -c 65535 /dev/zero | tr '\000' a ;;
+	printable) head -c 1000000 /dev/urandom | LC_ALL=C tr -dc ' -~' |
+	    head -c 65535 ;;
+	esac
+	echo
+}
+
+bench_ereline() {
+	local l
+	say "4/5 the costliest EREs retry accepts, on a 64 KiB line"
+	"$CC" -O2 -D_GNU_SOURCE -I"$ROOT/src" -o "$BIN/ereline" \
+	    "$ROOT/src/ere/bench/ereline.c" "$ROOT"/src/ere/*.c ||
+	    die "cannot compile src/ere/bench/ereline.c"
+	printf 'line\tere\tms\n' >"$RAW/ereline.tsv"
+	for l in ab a printable; do
+		ere_line "$l" >"$TMP/ere-$l"
+		"$BIN/ereline" "$TMP/ere-$l" "${ERE_SLOW[@]}" |
+		    awk -F'\t' -v l="$l" '{ sub(/ ms$/, "", $2)
+			printf "%s\t%s\t%s\n", l, $1, $2 }' >>"$RAW/ereline.tsv"
+		rm -f "$TMP/ere-$l"
+	done
+	IFS=$'\t' read -r ERE_WORST_LINE ERE_WORST_RE ERE_WORST < <(
+	    awk -F'\t' 'NR > 1' "$RAW/ereline.tsv" | sort -t$'\t' -k3 -g |
+	    tail -1)
+	fig ERE_WORST ERE_WORST_RE ERE_WORST_LINE
+}
+
 # --- 1b. static start-up (issue 20) ---------------------------------------
 
 # instructions NAME COMMAND...: appends "NAME count" to static-instr.tsv:

@@ -29,6 +29,7 @@ verdicts() {
 	V_RSS=$(verdict "$RSS_RETRY_MAX <= 2048")
 	V_PIPE=$(verdict "$R_PIPE >= 0.7 && $P_RSS <= 8192")
 	V_HOLD=$(verdict "$R_HOLD <= 1.10")
+	V_ERE=$(verdict "$ERE_WORST <= 100")
 	V_LEFTOVER=$(verdict "$LT_MAX < 50")
 	V_STATIC="not built"
 	[[ $ST_BUILT == yes ]] && V_STATIC=$(verdict \
@@ -83,6 +84,7 @@ summary_table() {
 | 4 | peak RSS, \`retry -n1 -- true\` | $RSS_RETRY_MAX KiB (median $RSS_RETRY) | ≤ 2048 KiB | $V_RSS |
 | 4 | $PIPE_SIZE through \`retry -I -O -- cat\` | $R_PIPE × cat's throughput (bound of two spool copies: $R_PIPE_BOUND ×), $P_RSS KiB peak RSS | ≥ 0.7 ×, ≤ 8192 KiB | $V_PIPE |
 | 4 | $PIPE_SIZE file through \`retry -n1 -O -- cat FILE \| cat\` | $R_HOLD × its bound, \`cat FILE > held && cat held \| cat\` | ≤ 1.10 × | $V_HOLD |
+| 4 | the costliest EREs retry accepts (\`[ab]*a[ab]{4085}c\` and 8 more), on a 64 KiB line, bench/raw/ereline.tsv | worst $ERE_WORST ms: \`${ERE_WORST_RE//|/\\|}\` on random $ERE_WORST_LINE | ≤ 100 ms | $V_ERE |
 | 4 | CPU while clearing a TERM-proof leftover for $LEFTOVER_WAIT, $LEFTOVER_CROWD other processes | median $LT_CPU ms, max $LT_MAX ms | < 50 ms | $V_LEFTOVER |
 | 4 | $PIPE_SIZE through \`retry --retry-if-output=ERE -- cat\` | $R_MATCH_Z × the throughput of \`retry -- cat\` on zeros, $R_MATCH_T × on text lines; $M_RSS KiB peak RSS | none: reported | – |
 | 4 | $PIPE_SIZE through \`retry --stall-timeout=1m -- cat\` | $R_STALL × the throughput of \`retry -- cat\` | none: reported | – |

@@ -44,6 +44,7 @@ main() {
 	bench_pipe
 	bench_hold
 	bench_match
+	bench_ereline
 	bench_leftover
 	bench_herd
 	bench_outage

@@ -11,7 +11,8 @@ _retry_longopts=(attempts= base= factor= cap= jitter= splay= seed= retry-on=
 	replay-stdin hold-stdout dry-run log-format= log-file= quiet verbose help
 	version success-if-output= stop-if-output= retry-if-output= on-retry=
 	on-give-up= reset-after= http= budget= breaker= json-log= preset=
-	until-failure stall-timeout= delays= guard-status guard-reset)
+	until-failure stall-timeout= delays= failed-output= log-on-failure
+	guard-status guard-reset)
 _retry_shortopts=(n= b= f= c= j= r= x= t= s= k= m= S= I O q v h V)
 declare -gA _retry_short_long=([n]=attempts [b]=base [f]=factor [c]=cap
 	[j]=jitter [r]=retry-on [x]=stop-on [t]=timeout [s]=signal
@@ -158,6 +159,15 @@ _retry_values()
 		[[ $val == *,* ]] && head=${val%,*},
 		mapfile -t _vals < <(_retry_signal_names "${val##*,}" list)
 		_vals=("${_vals[@]/#/$head}")
+		;;
+	failed-output)
+		mapfile -t _vals < <(compgen -W 'stderr drop' -- "$val")
+		if declare -F _filedir >/dev/null; then
+			# shellcheck disable=SC2034 # _filedir reads cur
+			local cur=$val
+			_filedir
+			_vals+=("${COMPREPLY[@]}")
+		fi
 		;;
 	log-file | http | json-log)
 		if declare -F _filedir >/dev/null; then

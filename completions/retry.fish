@@ -10,9 +10,10 @@ set -g __fish_retry_valued attempts base factor cap jitter splay seed \
     retry-on stop-on success-on timeout signal kill-after max-time \
     log-format log-file success-if-output stop-if-output retry-if-output \
     on-retry on-give-up reset-after http budget breaker json-log preset \
-    stall-timeout delays
+    stall-timeout delays failed-output
 set -g __fish_retry_flags foreground replay-stdin hold-stdout dry-run quiet \
-    verbose help version until-failure guard-status guard-reset
+    verbose help version until-failure log-on-failure guard-status \
+    guard-reset
 
 # Whether the option word $argv[1] (--name, maybe abbreviated as
 # getopt_long(3) allows) takes a value in the next word.
@@ -116,6 +117,8 @@ complete $opt -l foreground -d "leave the command in the caller's process group"
 complete $opt -l until-failure -d 'run again after each success, until the first failure'
 complete $opt -s I -l replay-stdin -d 'give every attempt the same standard input'
 complete $opt -s O -l hold-stdout -d "pass on only the final attempt's standard output"
+complete $opt -l failed-output -r -F -a 'stderr drop' -d "where a failed attempt's held stdout goes (sets -O)"
+complete $opt -l log-on-failure -d 'keep the messages; write them only if the run fails'
 complete $opt -l dry-run -d 'print the schedule and run nothing'
 complete $opt -l log-format -x -a 'text json github' -d 'format of the progress messages'
 complete $opt -l log-file -r -F -d 'write progress messages there'

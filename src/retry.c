@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "attempt/attempt.h"
+#include "attempt/held.h"
 #include "attempt/hooks.h"
 #include "attempt/match.h"
 #include "attempt/spawn.h"
@@ -32,6 +33,7 @@
 #include "os/clock.h"
 #include "os/defs.h"
 #include "os/env.h"
+#include "os/fd.h"
 #include "os/signals.h"
 #include "policy/backoff.h"
 #include "policy/http.h"
@@ -48,6 +50,9 @@ struct run {
 	struct log	 log;
 	struct backoff	 backoff;
 	struct streams	*streams;	/* -I, -O, output conditions; or NULL */
+	int		 failed_out;	/* -O: where a failed attempt's
+					   output goes; -1: dropped */
+	bool		 failed_out_told; /* that it failed: said once */
 	long long	 step;		/* retries since the schedule began */
 	char		**envp;
 	struct env_attempt env;		/* RETRY_ATTEMPT and its kin */
@@ -132,10 +137,18 @@ release_output(struct run *r, long long k, bool final)
 
 	if (!r->cfg->hold_stdout)
 		return;
+	if (!final && r->failed_out == -1)
+		return;		/* --failed-output=drop */
 	rc = streams_flush(r->sigs, r->streams, final ? STDOUT_FILENO :
-	    STDERR_FILENO, r->deadline);
+	    r->failed_out, r->deadline);
 	if (rc > 0)
 		stopped(r, k, rc);
+	if (rc < 0 && !final && r->failed_out != STDERR_FILENO &&
+	    errno != EAGAIN && !r->failed_out_told) {
+		warnx_safe("--failed-output %s: %s", r->cfg->failed_output,
+		    strerror(errno));
+		r->failed_out_told = true;
+	}
 	/* EAGAIN: a stop came, and a stalled reader is not waited for. */
 	if (rc == 0 || !final || errno == EAGAIN)
 		return;
@@ -525,7 +538,9 @@ setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
 	r->cfg = cfg;
 	log_open(&r->log, &(struct log_options){ cfg->log_format,
 	    cfg->verbosity, cfg->log_file, cfg->json_log, cfg->attempts,
-	    cfg->http_file != NULL, cfg->until_failure });
+	    cfg->http_file != NULL, cfg->until_failure, cfg->log_on_failure });
+	/* As the logs: a FIFO's open waits, while TERM still ends retry. */
+	r->failed_out = held_failed_sink(cfg->failed_output);
 	r->sigs = signals_init();
 	log_bound_waits(&r->log, r->sigs, 0);
 	r->leftovers = attempt_init(cfg->foreground);
@@ -597,6 +612,8 @@ main(int argc, char *argv[])
 	char msg[512], **envv, *shown = NULL;
 	int sig, envc, status;
 
+	/* Each message one write(2); stdio keeps the buffer to exit. */
+	(void)fd_stderr_lines();
 	if (envopts_read(argv[0], &envc, &envv, msg, sizeof(msg)) != 0)
 		usage_error(msg);
 	r = parse_options(envc > 0 ? envv : NULL, argc, argv, &cfg, msg,

@@ -70,7 +70,8 @@ man_text() {
 		fi
 		case $long in
 		--help | --version) continue ;;
-		--log-file | --http | --json-log) continue ;;	# any name is a path
+		--log-file | --http | --json-log | --failed-output)
+			continue ;;	# any name is a path
 		--on-retry | --on-give-up) continue ;;	# any shell command
 		esac
 		# An ERE is bad when it does not compile.

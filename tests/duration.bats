@@ -67,7 +67,7 @@ converts() {
 @test "fractions round to the nearest nanosecond" {
 	converts 0.0000000014 0.000000001
 	converts 0.0000000016 0.000000002
-	converts 0.4ns 0.000
+	converts 0.4ns 0.000000001
 	converts 0.6ns 0.000000001
 	converts 1.0000000004 1.000
 	converts 1.0000000006 1.000000001
@@ -78,6 +78,17 @@ converts() {
 	converts 0.6666666666666666666666666666us 0.000000667
 	converts 0.1234567891d 10666.66657824
 	converts 0.12345678912d 10666.666579968
+}
+
+@test "a value above 0 is never rounded down to 0, which means none" {
+	converts 0.0000000001 0.000000001
+	converts 0.00000000000000000000000000001 0.000000001
+	converts 0.0000000000ns 0.000
+	converts 0ms 0.000
+	# -S 0.0000000001 is a stall timeout of 1 ns, not none: it cuts.
+	run -124 --separate-stderr "$RETRY" -n 1 -S 0.0000000001 -- \
+	    sleep 5
+	[[ $stderr =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ 0\.[0-9]{3}s:\ timed\ out:\ no\ output\ for\ 0\.000000001s\ \(no\ attempts\ left\)$ ]]
 }
 
 @test "compounds add their terms, in any order" {

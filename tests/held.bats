@@ -183,3 +183,40 @@ closed_stdin_stdout() {
 	[[ ${stderr_lines[1]} =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9]+\.[0-9]{3}s:\ exit\ 127\ \(not\ retried\)$ ]]
 	[ "$output" = "" ]
 }
+
+# Issue 37 item 5: a failed attempt's held stdout goes to stderr, to a
+# file, or nowhere, as --failed-output says; the final attempt's to stdout.
+@test "--failed-output: stderr by default, dropped, or appended to a file" {
+	local cmd='n=$(cat "$0" 2>/dev/null || echo 0); n=$((n + 1))
+	    echo "$n" >"$0"; echo "out $n"; [ "$n" -ge 3 ]'
+	run -0 --separate-stderr "$RETRY" -O -q -n 3 -b 0 -- sh -c "$cmd" \
+	    "$WORK/n1"
+	[ "$output" = "out 3" ]
+	[ "$stderr" = $'out 1\nout 2' ]
+	run -0 --separate-stderr "$RETRY" --failed-output=stderr -q -n 3 \
+	    -b 0 -- sh -c "$cmd" "$WORK/n2"
+	[ "$output" = "out 3" ]
+	[ "$stderr" = $'out 1\nout 2' ]
+	# drop implies -O: the failed attempts' output is gone.
+	run -0 --separate-stderr "$RETRY" --failed-output=drop -q -n 3 -b 0 \
+	    -- sh -c "$cmd" "$WORK/n3"
+	[ "$output" = "out 3" ]
+	[ "$stderr" = "" ]
+	echo earlier >"$WORK/failed"
+	run -0 --separate-stderr "$RETRY" --failed-output="$WORK/failed" -q \
+	    -n 3 -b 0 -- sh -c "$cmd" "$WORK/n4"
+	[ "$output" = "out 3" ]
+	[ "$stderr" = "" ]
+	[ "$(<"$WORK/failed")" = $'earlier\nout 1\nout 2' ]
+	# A file that cannot be written: one warning, the run goes on.
+	run -0 --separate-stderr "$RETRY" --failed-output=/dev/full -q \
+	    -n 3 -b 0 -- sh -c "$cmd" "$WORK/n5"
+	[ "$output" = "out 3" ]
+	[ "$stderr" = "retry: --failed-output /dev/full: No space left on device" ]
+	run -125 --separate-stderr "$RETRY" --failed-output="$WORK/no/dir" \
+	    -- touch "$WORK/ran"
+	[ "$stderr" = "retry: --failed-output $WORK/no/dir: No such file or directory" ]
+	[ ! -e "$WORK/ran" ]
+	run -125 --separate-stderr "$RETRY" --failed-output= -- true
+	[ "$stderr" = "retry: invalid --failed-output '': empty file name; try 'retry --help'" ]
+}

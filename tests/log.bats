@@ -208,6 +208,22 @@ for got in cmd:
 	[ "${#lines[@]}" -eq 14 ]
 }
 
+# Issue 37 item 6: invisible characters are escaped as \uXXXX, and the
+# line still parses to the very same text.
+@test "--log-format=json: bidirectional controls are escaped, and parse back" {
+	run -0 --separate-stderr "$RETRY" --log-format=json \
+	    --log-file="$WORK/log" -n 1 -- true $'a\u202eb\u2066\u200b\ufeff' \
+	    $'c1 \xc2\x85 tag \xf3\xa0\x81\x81'
+	[ "$stderr" = "" ]
+	strict_json "$WORK/log"
+	run -1 grep -c $'\u202e\|\u2066\|\u200b\|\ufeff\|\xc2\x85\|\xf3\xa0' "$WORK/log"
+	[ "$output" = 0 ]
+	run -0 --separate-stderr grep -o 'a\\u202eb\\u2066\\u200b\\ufeff' "$WORK/log"
+	run -0 --separate-stderr grep -o 'c1 \\u0085 tag \\udb40\\udc41' "$WORK/log"
+	jq_true "$WORK/log" '.[0].command[1] == "a\u202eb\u2066\u200b\ufeff" and
+	    .[0].command[2] == "c1 \u0085 tag \udb40\udc41"'
+}
+
 @test "--log-format=json: a very long command line makes one whole line" {
 	local big
 	big=$(head -c 100000 /dev/zero | tr '\0' '"')
@@ -272,4 +288,72 @@ STAMP='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}[+-][0-9]{
 	[ "${#stderr_lines[@]}" -eq 2 ]
 	[ "${stderr_lines[0]}" = "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
 	[[ ${stderr_lines[1]} =~ ^$(gave_up 2 1)$ ]]
+}
+
+# Issue 37 item 2: a log that cannot be written says so, once, and counts.
+@test "a log on a full disk: one warning at the first failed line, and a count at the end" {
+	run -1 --separate-stderr "$RETRY" --log-file=/dev/full -n 3 -b 0 -- false
+	[ "$stderr" = "retry: --log-file /dev/full: No space left on device
+retry: --log-file /dev/full: 3 of 3 lines not written" ]
+	run -1 --separate-stderr "$RETRY" --log-format=json \
+	    --log-file=/dev/full -n 2 -b 0 -- false
+	[ "$stderr" = "retry: --log-file /dev/full: No space left on device
+retry: --log-file /dev/full: 7 of 7 lines not written" ]
+	run -1 --separate-stderr "$RETRY" -q --json-log=/dev/full -n 1 -- false
+	[ "$stderr" = "retry: --json-log /dev/full: No space left on device
+retry: --json-log /dev/full: 4 of 4 lines not written" ]
+	# A log that takes every line says nothing.
+	run -1 --separate-stderr "$RETRY" --log-file=/dev/null -n 2 -b 0 -- false
+	[ "$stderr" = "" ]
+}
+
+# Issue 37 item 3: -q quiets the terminal, not the file the user named.
+@test "-q --log-file: the file still gets the retries and the giving-up line" {
+	run -1 --separate-stderr "$RETRY" -q --log-file="$WORK/log" -n 2 -b 0 \
+	    -j none -- false
+	[ "$stderr" = "" ]
+	mapfile -t lines <"$WORK/log"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[0]} =~ ^${STAMP}'retry: attempt 1/2 failed (exit 1), next in 0.000s'$ ]]
+	[[ ${lines[1]} =~ ^${STAMP}$(gave_up 2 1)$ ]]
+}
+
+# Issue 37 item 3: chronic(1) for retry: nothing while it works, the whole
+# story when it finally fails.
+@test "--log-on-failure: a run that succeeds says nothing, one that fails says everything" {
+	run -0 --separate-stderr "$RETRY" --log-on-failure -n 3 -b 0 -j none \
+	    -- sh -c 'n=$(cat "$1" 2>/dev/null); echo x >>"$1"; [ -n "$n" ]' \
+	    sh "$WORK/count"
+	[ "$stderr" = "" ]
+	run -1 --separate-stderr "$RETRY" --log-on-failure -n 2 -b 0 -j none \
+	    -- false
+	[ "${stderr_lines[0]}" = "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
+	[[ ${stderr_lines[1]} =~ ^$(gave_up 2 1)$ ]]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	# Into a --log-file, with -q, the same: nothing on a success.
+	run -0 --separate-stderr "$RETRY" -q --log-on-failure \
+	    --log-file="$WORK/log" -n 2 -b 0 -- true
+	[ "$stderr" = "" ]
+	[ ! -s "$WORK/log" ]
+	run -7 --separate-stderr "$RETRY" -q --log-on-failure \
+	    --log-file="$WORK/log" -n 2 -b 0 -j none -- sh -c 'exit 7'
+	[ "$stderr" = "" ]
+	mapfile -t lines <"$WORK/log"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[1]} =~ ^${STAMP}$(gave_up 2 7)$ ]]
+}
+
+@test "--log-on-failure: a long run keeps its last lines, and counts the rest" {
+	local y n
+	# Lines of 3 KiB, that quote the ERE: 400 of them pass the 1 MiB kept.
+	y=$(printf '%03000d' 0 | tr 0 y)
+	run -1 --separate-stderr "$RETRY" --log-on-failure -n 400 -b 0 \
+	    --retry-if-output="x|$y" -- sh -c 'echo x; exit 1'
+	[[ ${stderr_lines[0]} =~ ^retry:\ [0-9]+\ earlier\ lines\ not\ kept$ ]]
+	n=${stderr_lines[0]#retry: }
+	n=${n%% *}
+	[ $((n + ${#stderr_lines[@]} - 1)) -eq 400 ]
+	[ "$n" -gt 100 ]
+	[[ ${stderr_lines[1]} == "retry: attempt $((n + 1))/400 failed (exit 1, output matched 'x|$y'), next in 0.000s" ]]
+	[[ ${stderr_lines[-1]} =~ ^retry:\ giving\ up\ after\ 400\ attempts ]]
 }

@@ -173,3 +173,49 @@ out 2" ]
 	[ "$stderr" = \
 	    "retry: invalid --base '1\\e[31m': unknown unit (use ns, us, ms, s, m, h or d); try 'retry --help'" ]
 }
+
+# Issue 37 item 6: nor a bidirectional control or an invisible character,
+# which can show a line reversed or hide a word.
+@test "bidirectional controls and invisible characters are shown escaped" {
+	run -127 --separate-stderr "$RETRY" -n 1 \
+	    $'a\u202eb\u2066c\u2069d\u200be\ufefff\u2028g\u00adh'
+	[ "$stderr" = \
+	    'retry: cannot run a\u202eb\u2066c\u2069d\u200be\ufefff\u2028g\u00adh: No such file or directory
+retry: giving up after 1 attempt in '"${stderr_lines[1]#*attempt in }" ]
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none --log-format=github \
+	    --retry-if-output=$'\u2066|x' -- sh -c 'echo x; exit 1'
+	[ "${stderr_lines[0]}" = \
+	    "::warning title=retry::attempt 1/2 failed (exit 1, output matched '\\u2066|x'), next in 0.000s" ]
+	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
+	    --retry-if-output=$'\u202e|x' -- sh -c 'echo x; exit 1'
+	[ "${stderr_lines[0]}" = \
+	    "retry: attempt 1/2 failed (exit 1, output matched '\\u202e|x'), next in 0.000s" ]
+}
+
+# Issue 37 item 4: runs that share one stderr must not tear each other's
+# lines: every message of retry's is one write(2), err(3)-style ones too.
+@test "each message of retry's is one write(2): warnings, errors, usage" {
+	require_tool strace
+	qemu_cannot ptrace
+	local out=$WORK/trace
+	# writes_whole ARGS...: retry ARGS under strace; every write(2) of
+	# retry's own to stderr ends its line.
+	writes_whole() {
+		strace -f -qq -s 4096 -e trace=write -o "$out" "$RETRY" "$@" \
+		    2>/dev/null >/dev/null || true
+		grep -E '^[0-9]+ +write\(2, "retry: ' "$out" >"$WORK/mine" ||
+		    { echo "no message traced: $*" >&2; return 1; }
+		if grep -E '^[0-9]+ +write\(2, ' "$out" |
+		    grep -vE '\\n", [0-9]+\) += [0-9]+$' >&2; then
+			echo "a message in pieces: $*" >&2
+			return 1
+		fi
+	}
+	writes_whole --bogus
+	writes_whole -n 1 -- "$WORK/no such command"
+	writes_whole -n 1 --on-retry='exit 3' -n 2 -b 0 -- false
+	writes_whole -n 1 --budget=redis://127.0.0.1:1/x -- true
+	writes_whole -n 2 -b 0 --failed-output=/dev/full -- \
+	    sh -c 'echo x; exit 1'
+	writes_whole -n 1 --log-file=/dev/full -- false
+}

@@ -298,6 +298,22 @@ gone_reader() {
 	done
 }
 
+# Issue 37 item 1: only EPIPE means the reader went away.
+@test "a full disk on stdout is reported, 125, never taken for a reader that went away" {
+	local opt
+	for opt in -S5 --retry-if-output=zz --stop-if-output=zz; do
+		run -125 --separate-stderr sh -c '"$0" -n 2 -b 0 "$1" -- \
+		    cat /etc/services >/dev/full' "$RETRY" "$opt"
+		[ "$stderr" = "retry: standard output: No space left on device" ]
+	done
+	# A full stderr: the bytes are lost, as without retry, and the
+	# command goes on to its end.
+	run -0 --separate-stderr sh -c '"$0" -n 2 -b 0 -S5 -- \
+	    sh -c "cat /etc/services >&2; echo done" 2>/dev/full' "$RETRY"
+	[ "$output" = done ]
+	[ "$stderr" = "" ]
+}
+
 # stalled CONDITION...: retry -n 1 -t 300ms -k 100ms CONDITION... -- yes
 # with a reader of its stdout that reads nothing until retry has ended or
 # 10 s passed.  The timeout must end the attempt all the same.

@@ -24,7 +24,7 @@ EOF
 # The summary with the measured times masked: starts, durations, elapsed.
 masked() {
 	sed -E 's/^\| ([0-9]+) \| \+[0-9]+\.[0-9]{3}s \| [0-9]+\.[0-9]{3}s \|/| \1 | +S | D |/;
-	    s/ after [0-9]+\.[0-9]{3}s;/ after Es;/; s/ in [0-9]+\.[0-9]{3}s&#58;/ in Es\&#58;/' \
+	    s/ after [0-9]+\.[0-9]{3}s;/ after Es;/; s/ in [0-9]+\.[0-9]{3}s:/ in Es:/' \
 	    "$GITHUB_STEP_SUMMARY"
 }
 
@@ -56,22 +56,22 @@ masked() {
 	run -3 --separate-stderr "$RETRY" --log-format=github -q -n 1 \
 	    -- sh -c 'exit 3'
 	[ "$stderr" = "" ]
-	[ "$(masked)" = "### retry: sh -c &#39;exit 3&#39;
+	[ "$(masked)" = "### retry: sh -c 'exit 3'
 
 | attempt | start | duration | outcome | then waited |
 |---:|---:|---:|---|---:|
 | 1 | +S | D | exit 3 | 0.001s |
 | 2 | +S | D | exit 3 | |
 
-**Result:** gave up after 2 attempts in Es&#58; exit 3 (no attempts left); exit status 3
+**Result:** gave up after 2 attempts in Es: exit 3 (no attempts left); exit status 3
 
-### retry: sh -c &#39;exit 3&#39;
+### retry: sh -c 'exit 3'
 
 | attempt | start | duration | outcome | then waited |
 |---:|---:|---:|---|---:|
 | 1 | +S | D | exit 3 | |
 
-**Result:** gave up after 1 attempt in Es&#58; exit 3 (no attempts left); exit status 3" ]
+**Result:** gave up after 1 attempt in Es: exit 3 (no attempts left); exit status 3" ]
 }
 
 @test "a hostile command line makes no markup" {
@@ -81,21 +81,42 @@ masked() {
 	    sh -c 'exit 1' "$evil"
 	[ "$stderr" = "" ]
 	[ "$(sed -n 1p "$GITHUB_STEP_SUMMARY")" = "### retry: sh -c \
-&#39;exit 1&#39; &#39;&#124; x &#124; &#96;code&#96; &#60;img src=x \
-onerror=alert(1)&#62; &#42;&#42;b&#42;&#42; &#91;l&#93;(javascript&#58;y) \
-&#38;amp&#59; &#64;team &#35;1 &#126;&#126;s&#126;&#126; &#95;i&#95; \
-&#92; &#33;&#92;nnext line&#39;" ]
+'exit 1' '\\| x \\| \\\`code\\\` \\<img src=x \
+onerror=alert(1)\\> \\*\\*b\\*\\* \\[l\\](javascript:y) \
+\\&amp; \\@team \\#1 \\~\\~s\\~\\~ \\_i\\_ \
+\\\\ !\\nnext line'" ]
 	# One line for the command: the newline in it is shown as \n.
 	[ "$(grep -c '^### ' "$GITHUB_STEP_SUMMARY")" = 1 ]
-	# Every line but the heading is the fixed frame, and the heading's
-	# text holds no markup character but in a character reference.
+	# Every line but the heading is the fixed frame.
 	run -1 --separate-stderr grep -v -e '^### ' -e '^| [0-9]' \
 	    -e '^| attempt |' -e '^|---:|' -e '^\*\*Result:\*\* ' -e '^$' \
 	    "$GITHUB_STEP_SUMMARY"
 	[ "$stderr" = "" ]
-	run -1 --separate-stderr grep '[][<>`*_|&#~!\\]' \
-	    <(sed -n '1s/^### //p' "$GITHUB_STEP_SUMMARY" | sed 's/&#[0-9]*;//g')
+	# The heading's text holds no markup character but one escaped by a
+	# backslash.
+	run -1 --separate-stderr grep '[][<>`*_|&#~$@\\]' \
+	    <(sed -n '1s/^### //p' "$GITHUB_STEP_SUMMARY" |
+	    sed -E 's/\\[][<>`*_|&#~$@\\]//g; s/\\[a-z]//g')
 	[ "$stderr" = "" ]
+}
+
+@test "the summary escapes only what is markup, and reads as text" {
+	run -1 --separate-stderr "$RETRY" --log-format=github -q -n 1 -- \
+	    sh -c 'exit 1' 'http://127.0.0.1:18099/a;b snake_case $HOME' \
+	    '%0A::warning::x' $'\r\n'
+	[ "$stderr" = "" ]
+	[ "$(sed -n 1p "$GITHUB_STEP_SUMMARY")" = "### retry: sh -c \
+'exit 1' 'http://127.0.0.1:18099/a;b snake_case \\\$HOME' \
+%0A::warning::x '\\r\\n'" ]
+	[[ $(tail -n 1 "$GITHUB_STEP_SUMMARY") =~ ^\*\*Result:\*\*\ gave\ up\ after\ 1\ attempt\ in\ [0-9.]+s:\ exit\ 1 ]]
+}
+
+@test "bidirectional and invisible characters are escaped, as controls are" {
+	run -1 --separate-stderr "$RETRY" --log-format=github -q -n 1 -- \
+	    sh -c 'exit 1' $'a\u202eb\u2066c\u2069\u200bd\ufeff\u2028e'
+	[ "$stderr" = "" ]
+	[ "$(sed -n 1p "$GITHUB_STEP_SUMMARY")" = "### retry: sh -c \
+'exit 1' 'a\\u202eb\\u2066c\\u2069\\u200bd\\ufeff\\u2028e'" ]
 }
 
 @test "no summary when GITHUB_STEP_SUMMARY is unset or empty, or not --log-format=github" {
@@ -164,9 +185,17 @@ error; no job summary written" ]
 	    --delays=0 -- sh -c 'exit 1' "$long"
 	[ "$stderr" = "" ]
 	[ "$(sed -n 1p "$GITHUB_STEP_SUMMARY")" = "### retry: sh -c \
-&#39;exit 1&#39; ${long:0:1009}&#8230;" ]
+'exit 1' ${long:0:1009}…" ]
 	[ "$(grep -c '^| [0-9]' "$GITHUB_STEP_SUMMARY")" = 100 ]
 	[ "$(masked | sed -n '54,56p')" = "| 50 | +S | D | exit 1 | 0.000s |
-| &#8230; | | | 20 attempts not shown | |
+| … | | | 20 attempts not shown | |
 | 71 | +S | D | exit 1 | 0.000s |" ]
+}
+
+@test "one attempt not shown is said in the singular" {
+	run -1 --separate-stderr "$RETRY" --log-format=github -q -n 101 \
+	    --delays=0 -- false
+	[ "$stderr" = "" ]
+	[ "$(grep -c '^| [0-9]' "$GITHUB_STEP_SUMMARY")" = 100 ]
+	[ "$(masked | sed -n '55p')" = "| … | | | 1 attempt not shown | |" ]
 }

@@ -4,8 +4,9 @@
  * and written only through held_take() and held_write(): the attempt's
  * stdout is a pipe, never a file it could seek in or reopen, and its
  * bytes land here in order.  When the attempt ends, held_flush() copies
- * them to stdout (the final attempt) or stderr (an attempt that is
- * retried).
+ * them to stdout (the final attempt) or, for an attempt that is retried,
+ * where --failed-output says (held_failed_sink()): stderr, a file, or
+ * nowhere.
  */
 #include <sys/stat.h>
 
@@ -15,12 +16,14 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "os/clock.h"
 #include "os/defs.h"
 #include "os/fd.h"
 #include "os/signals.h"
+#include "text/escape.h"
 #include "held.h"
 
 struct held {
@@ -221,4 +224,24 @@ held_flush(const struct sigstate *ss, const struct held *h, int out,
 		err(EXIT_CANCELED, "--hold-stdout");
 	c.size = st.st_size;
 	return copy_out(&c, out);
+}
+
+/*
+ * Where -O sends a failed attempt's held output: stderr (the default,
+ * as Debian's retry does), nowhere (-1), or a file appended to, opened
+ * before the first attempt so that a bad path stops the run at once.
+ */
+int
+held_failed_sink(const char *where)
+{
+	int fd;
+
+	if (where == NULL || strcmp(where, "stderr") == 0)
+		return STDERR_FILENO;
+	if (strcmp(where, "drop") == 0)
+		return -1;
+	if ((fd = fd_above_stdio(open(where, O_WRONLY | O_CREAT | O_APPEND |
+	    O_CLOEXEC, 0666))) == -1)
+		err_safe(EXIT_CANCELED, true, "--failed-output %s", where);
+	return fd;
 }

@@ -19,5 +19,6 @@ ssize_t		 held_take(struct held *h, int in, size_t len);
 ssize_t		 held_write(struct held *h, const char *buf, size_t n);
 int		 held_flush(const struct sigstate *ss, const struct held *h,
 		    int out, nsec_t deadline);
+int		 held_failed_sink(const char *where);
 
 #endif /* HELD_H */

@@ -24,10 +24,11 @@
  *
  * attempt.c services them inside the attempt's wait.  Writes never block
  * retry: into a pipe retry writes only what ppoll() said fits, a terminal
- * it opens anew without blocking, and a reader that went away makes retry
- * close the command's end of that stream, so that the command meets the
- * same end of its pipe as it would have without retry.  A temporary file
- * that cannot be written (a full disk) fails the streams: the caller
+ * it opens anew without blocking, and a reader that went away (EPIPE)
+ * makes retry close the command's end of that stream, so that the
+ * command meets the same end of its pipe as it would have without
+ * retry.  A temporary file or a stdout that cannot be written (a full
+ * disk, EIO) fails the streams: the caller
  * kills the attempt before it reports, so that no process sees a clean
  * end of file on input that was cut short.
  */
@@ -73,6 +74,7 @@ struct stream {
 	bool	 dst_file;	/* a file or /dev/null: writes never block */
 	bool	 full;		/* dst had no room at the last try */
 	bool	 wide;		/* its pipes were made large (stream_widen) */
+	bool	 dropping;	/* dst failed: what is read is dropped */
 	char	*buf;		/* bytes read and not yet written */
 	size_t	 head, tail;
 	uint64_t taken;		/* bytes read from src, for the stall watch */
@@ -117,12 +119,25 @@ stream_eof(struct stream *s)
 	stream_close_src(s);
 }
 
-/* The reader of dst went away: the command finds its pipe closed too. */
-static void
-stream_orphan(struct stream *s)
+/*
+ * Writing to dst failed with e.  Only EPIPE (ECONNRESET on a socket)
+ * means that its reader went away: the command then finds its pipe
+ * closed too, as it would have without retry.  Any other error (a full
+ * disk, EIO) on stdout is returned, for the caller to report: the output
+ * was not delivered.  On stderr the bytes are dropped from then on and
+ * the command goes on, as it would with a full stderr of its own.
+ */
+static int
+stream_lost(struct stream *s, int e)
 {
 	s->head = s->tail = 0;
-	stream_close_src(s);
+	if (e == EPIPE || (e == ECONNRESET && s->dst_sock))
+		stream_close_src(s);
+	else if (s->which == MATCH_STDOUT)
+		return e;
+	else
+		s->dropping = true;
+	return 0;
 }
 
 /* Whether bytes read wait to be matched: then nothing more is read. */
@@ -169,6 +184,10 @@ stream_write(struct stream *s)
 	size_t n = s->tail - s->head;
 	ssize_t w;
 
+	if (s->dropping) {
+		s->head = s->tail = 0;
+		return 0;
+	}
 	if (s->held == NULL && !s->dst_sock && !s->dst_own && !s->dst_file &&
 	    n > PIPE_BUF)
 		n = PIPE_BUF;	/* after POLLOUT, a pipe takes that much */
@@ -186,7 +205,7 @@ stream_write(struct stream *s)
 	} else if (w == -1 && s->held != NULL)
 		return errno == EINTR ? 0 : errno;
 	else if (w == -1 && errno != EAGAIN && errno != EINTR)
-		stream_orphan(s);
+		return stream_lost(s, errno);
 	return 0;
 }
 
@@ -226,7 +245,7 @@ stream_read(struct stream *s, nsec_t until)
 		s->tail = (size_t)n;
 		/* Elsewhere the loop waits for POLLOUT: no write blocks. */
 		if (s->held != NULL || s->dst_sock || s->dst_own ||
-		    s->dst_file)
+		    s->dst_file || s->dropping)
 			return stream_write(s);
 		return 0;
 	}
@@ -275,7 +294,7 @@ stream_tee(struct stream *s, nsec_t until)
 		s->dst_pipe = false;	/* no tee(2) here after all */
 		return stream_read(s, until);
 	} else if (n == -1 && errno != EINTR)
-		stream_orphan(s);
+		return stream_lost(s, errno);
 	else if (n == 0)
 		stream_eof(s);
 	if (n > 0)
@@ -307,7 +326,7 @@ stream_splice(struct stream *s, nsec_t until)
 		s->dst_pipe = false;	/* no splice(2) here after all */
 		return stream_read(s, until);
 	} else if (n == -1 && errno != EINTR)
-		stream_orphan(s);
+		return stream_lost(s, errno);
 	else if (n == 0)
 		stream_eof(s);
 	return 0;
@@ -435,6 +454,7 @@ stream_begin(struct stream *s, struct matcher *m, struct held *h, int dst)
 	s->held = h;
 	s->dst = -1;
 	s->dst_pipe = s->dst_sock = s->dst_file = s->full = s->wide = false;
+	s->dropping = false;
 	if (h == NULL)
 		stream_sink_fd(s, dst);
 	s->head = s->tail = s->mpos = s->mlen = s->owed = 0;
@@ -528,7 +548,8 @@ streams_service(struct streams *st, const struct pollfd *fds, int nfds)
 			continue;
 		}
 		if ((e = stream_service(s, &fds[i], until)) != 0)
-			st->failed = "--hold-stdout: temporary file";
+			st->failed = s->held != NULL ?
+			    "--hold-stdout: temporary file" : "standard output";
 	}
 	/* The held file takes every byte at once; a pipe waits for room. */
 	while (e == 0 && st->out.held != NULL && st->out.tail > st->out.head)

@@ -32,6 +32,7 @@ struct config {
 	bool		foreground;
 	bool		replay_stdin;
 	bool		hold_stdout;
+	const char	*failed_output;	/* -O's failed output; NULL */
 	bool		dry_run;
 	bool		guard_status;	/* show the guards, run nothing */
 	bool		guard_reset;	/* reset them, show, run nothing */
@@ -41,6 +42,7 @@ struct config {
 	enum log_format	log_format;
 	const char	*log_file;
 	const char	*json_log;	/* --json-log, or NULL */
+	bool		log_on_failure;	/* lines only on a failure */
 	const char	*preset;	/* the --preset applied, or NULL */
 	struct match_rules conds;	/* the output conditions */
 	const char	*on_retry;	/* hook commands, or NULL */

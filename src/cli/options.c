@@ -64,6 +64,8 @@ enum {
 	OPT_BUDGET,
 	OPT_BREAKER,
 	OPT_JSON_LOG,
+	OPT_LOG_ON_FAILURE,
+	OPT_FAILED_OUTPUT,
 	OPT_PRESET,
 	OPT_UNTIL_FAILURE,
 	OPT_DELAYS
@@ -94,10 +96,14 @@ static const struct option longopts[] = {
 	{ "guard-reset",	no_argument,		NULL, OPT_GUARD_RESET },
 	{ "replay-stdin",	no_argument,		NULL, 'I' },
 	{ "hold-stdout",	no_argument,		NULL, 'O' },
+	{ "failed-output",	required_argument,	NULL,
+	    OPT_FAILED_OUTPUT },
 	{ "log-format",		required_argument,	NULL, OPT_LOG_FORMAT },
 	{ "log-file",		required_argument,	NULL, OPT_LOG_FILE },
 	{ "http",		required_argument,	NULL, OPT_HTTP },
 	{ "json-log",		required_argument,	NULL, OPT_JSON_LOG },
+	{ "log-on-failure",	no_argument,		NULL,
+	    OPT_LOG_ON_FAILURE },
 	{ "preset",		required_argument,	NULL, OPT_PRESET },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "success-if-output",	required_argument,	NULL,
@@ -157,6 +163,10 @@ parse_log_value(int opt, const char *arg, struct config *cfg)
 		return *arg == '\0' ? "empty file name" : NULL;
 	case OPT_JSON_LOG:
 		cfg->json_log = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_FAILED_OUTPUT:	/* where -O's other output goes */
+		cfg->failed_output = arg;
+		cfg->hold_stdout = true;
 		return *arg == '\0' ? "empty file name" : NULL;
 	default:
 		return NULL;
@@ -295,6 +305,9 @@ parse_flag(int opt, struct config *cfg)
 		return true;
 	case OPT_UNTIL_FAILURE:
 		cfg->until_failure = true;
+		return true;
+	case OPT_LOG_ON_FAILURE:
+		cfg->log_on_failure = true;
 		return true;
 	case 'q':
 		cfg->verbosity = -1;

@@ -15,10 +15,14 @@
  * own, is made non-blocking there too (fd.c), and its lines wait as the
  * pipe's or the terminal's on stderr do.  Elsewhere, and for any other
  * descriptor, a line is written as fd_write_all() writes it: to a pipe,
- * blocking as before.
+ * blocking as before.  A line that --log-file or --json-log cannot take
+ * (a full disk) is said once on stderr and counted (errout_lost()), and
+ * with --log-on-failure the text sink's lines are kept in memory until
+ * the run's end says whether they are to be written (errout_end()).
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,7 +30,10 @@
 #include "os/defs.h"
 #include "os/fd.h"
 #include "os/signals.h"
+#include "text/escape.h"
 #include "errout.h"
+
+#define HOLD_MAX	((size_t)1 << 20)	/* kept by --log-on-failure */
 
 /*
  * Sets eo up for stderr: tty is the caller's non-blocking open of the
@@ -38,6 +45,7 @@ void
 errout_open(struct errout *eo, int tty)
 {
 	memset(eo, 0, sizeof(*eo));
+	eo->hold_fd = -1;
 	eo->tty[0] = tty;
 	eo->tty_wait[0] = WRITE_STALL_MS;
 	eo->ntty = 1;
@@ -45,13 +53,17 @@ errout_open(struct errout *eo, int tty)
 }
 
 /*
- * fd, a file the log opened itself: if it is a FIFO or a terminal, it is
- * made non-blocking, and its lines wait for room as the pipe's or the
- * terminal's on stderr do.
+ * fd, a file the log opened itself, the option what's path: a write to
+ * it that fails is reported (errout_lost()).  If it is a FIFO or a
+ * terminal, it is made non-blocking, and its lines wait for room as the
+ * pipe's or the terminal's on stderr do.
  */
 void
-errout_own(struct errout *eo, int fd)
+errout_own(struct errout *eo, int fd, const char *what, const char *path)
 {
+	if (eo->nfile < (int)(sizeof(eo->file) / sizeof(eo->file[0])))
+		eo->file[eo->nfile++] = (struct errout_file){ fd, what, path,
+		    0, 0 };
 	if (eo->nfifo == (int)(sizeof(eo->fifo) / sizeof(eo->fifo[0])) ||
 	    eo->ntty == (int)(sizeof(eo->tty) / sizeof(eo->tty[0])) ||
 	    !fd_own_nonblock(fd))
@@ -106,7 +118,105 @@ pipe_wait(struct errout *eo, int fd)
 	if (signals_wait_fd(eo->ss, fd, POLLOUT, until,
 	    signals_stops()) == 0)
 		return true;
-	return errno == EINTR;	/* a stop: the wait is bounded now */
+	if (errno == EINTR)
+		return true;	/* a stop: the wait is bounded now */
+	errno = EAGAIN;		/* the reader did not read in time */
+	return false;
+}
+
+/* The named file whose descriptor is fd, or NULL. */
+static struct errout_file *
+file_for(struct errout *eo, int fd)
+{
+	int i;
+
+	for (i = 0; i < eo->nfile; i++)
+		if (eo->file[i].fd == fd)
+			return &eo->file[i];
+	return NULL;
+}
+
+/*
+ * A line to the named file f was written (ok) or not, errno saying why.
+ * The first failure (a full disk, EIO) says so on stderr at once, once;
+ * the lines after it are still tried, and counted for errout_end().  A
+ * reader of a FIFO that does not read in time (EAGAIN) or that went away
+ * (EPIPE) is no failure of the file: errout.c gives up on such a reader
+ * by design.
+ */
+static void
+errout_lost(struct errout_file *f, bool ok)
+{
+	f->lines++;
+	if (ok || errno == EAGAIN || errno == EPIPE)
+		return;
+	if (f->lost++ == 0)
+		warnx_safe("%s %s: %s", f->what, f->path, strerror(errno));
+}
+
+/*
+ * --log-on-failure: from here on, the lines for fd are kept, and written
+ * only if the run ends on a failure (errout_end()).
+ */
+void
+errout_hold(struct errout *eo, int fd)
+{
+	eo->hold_fd = fd;
+}
+
+/*
+ * Keeps the line s for the held sink.  Past HOLD_MAX bytes the older
+ * half goes, whole lines of it, counted: a run that goes on for days
+ * keeps its last part, the one that tells how it ended.
+ */
+static void
+hold_line(struct errout *eo, const char *s, size_t len)
+{
+	struct strbuf *h = &eo->held;
+	const char *p, *cut;
+
+	if (h->len + len > HOLD_MAX && h->len > 0) {
+		p = memchr(h->s + h->len / 2, '\n', h->len - h->len / 2);
+		cut = p != NULL ? p + 1 : h->s + h->len;
+		for (p = h->s; (p = memchr(p, '\n', (size_t)(cut - p))) !=
+		    NULL; p++)
+			eo->dropped++;
+		h->len -= (size_t)(cut - h->s);
+		memmove(h->s, cut, h->len);
+	}
+	sb_add(h, s, len);
+}
+
+/*
+ * The run ends, on a failure or not: the held lines are written on a
+ * failure, the older ones that were not kept counted in a line of their
+ * own, and dropped otherwise.  Then a named file that lost lines says
+ * how many, so that a reader of it knows what it misses.
+ */
+void
+errout_end(struct errout *eo, bool failed)
+{
+	struct strbuf note = { 0 };
+	int i, fd = eo->hold_fd;
+
+	eo->hold_fd = -1;
+	if (failed && eo->dropped > 0) {
+		sb_visible(&note, getprogname());
+		sb_printf(&note, ": %lld earlier line%s not kept\n",
+		    eo->dropped, eo->dropped == 1 ? "" : "s");
+		errout_write(eo, fd, note.s, note.len);
+	}
+	if (failed && eo->held.len > 0)
+		errout_write(eo, fd, eo->held.s, eo->held.len);
+	sb_free(&note);
+	sb_free(&eo->held);
+
+	for (i = 0; i < eo->nfile; i++)
+		if (eo->file[i].lost > 0)
+			warnx_safe("%s %s: %lld of %lld line%s not written",
+			    eo->file[i].what, eo->file[i].path,
+			    eo->file[i].lost, eo->file[i].lines,
+			    eo->file[i].lines == 1 ? "" : "s");
 }
 
 /*
@@ -135,18 +245,19 @@ pipe_put(struct errout *eo, int fd, const char *s, size_t len)
  * or is dropped too, so that no line runs on in the cut one's remains,
  * where a reader of the JSON log would lose both.
  */
-static void
+static bool
 pipe_line(struct errout *eo, int fd, bool *cut, const char *s, size_t len)
 {
 	size_t n;
 
 	if (*cut) {
 		if (pipe_put(eo, fd, "\n", 1) == 0)
-			return;
+			return false;
 		*cut = false;
 	}
 	n = pipe_put(eo, fd, s, len);
 	*cut = n > 0 && n < len;
+	return n == len;
 }
 
 /* Which of the terminals fd is, or -1. */
@@ -190,14 +301,21 @@ pipe_for(struct errout *eo, int fd, bool **cut)
 void
 errout_write(struct errout *eo, int fd, const char *s, size_t len)
 {
-	bool *cut;
+	bool *cut, ok;
 	int pipe = pipe_for(eo, fd, &cut), t = tty_index(eo, fd);
+	struct errout_file *f;
 
-	if (t != -1)
-		eo->tty_wait[t] = fd_write_within(fd, s, len,
-		    eo->tty_wait[t]) ? WRITE_STALL_MS : 0;
-	else if (pipe != -1 && eo->ss != NULL)
-		pipe_line(eo, pipe, cut, s, len);
+	if (fd == eo->hold_fd) {
+		hold_line(eo, s, len);
+		return;
+	}
+	if (t != -1) {
+		ok = fd_write_within(fd, s, len, eo->tty_wait[t]);
+		eo->tty_wait[t] = ok ? WRITE_STALL_MS : 0;
+	} else if (pipe != -1 && eo->ss != NULL)
+		ok = pipe_line(eo, pipe, cut, s, len);
 	else
-		fd_write_all(fd, s, len);
+		ok = fd_write_within(fd, s, len, WRITE_STALL_MS);
+	if ((f = file_for(eo, fd)) != NULL)
+		errout_lost(f, ok);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "os/defs.h"
+#include "text/escape.h"
 
 struct sigstate;
 
@@ -25,12 +26,24 @@ struct errout {
 					   non-blocking, */
 	int		 nfifo;		/* how many */
 	bool		 fifo_cut[2];	/* their last lines cut short */
+	struct errout_file {		/* --log-file's, --json-log's: */
+		int		 fd;
+		const char	*what, *path; /* as warnings name it */
+		long long	 lines, lost;	/* written, and failed */
+	}		 file[2];
+	int		 nfile;
+	int		 hold_fd;	/* --log-on-failure: lines for it */
+	struct strbuf	 held;		/* are kept here, the last ones */
+	long long	 dropped;	/* and how many older ones were not */
 	const struct sigstate *ss;	/* what ends a wait for room, */
 	nsec_t		 deadline;	/* and when (--max-time; 0: none) */
 	nsec_t		 stop_until;	/* after a stop, the wait's end */
 };
 void		 errout_open(struct errout *eo, int tty);
-void		 errout_own(struct errout *eo, int fd);
+void		 errout_own(struct errout *eo, int fd, const char *what,
+		    const char *path);
+void		 errout_hold(struct errout *eo, int fd);
+void		 errout_end(struct errout *eo, bool failed);
 void		 errout_stopped(struct errout *eo);
 void		 errout_bound(struct errout *eo, const struct sigstate *ss,
 		    nsec_t deadline);

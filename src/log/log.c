@@ -168,23 +168,29 @@ log_open(struct log *lg, const struct log_options *lo)
 	lg->json.http = lo->http;
 	lg->json.out = &lg->err;
 	lg->until_failure = lo->until_failure;
+	/* -q quiets the terminal and the mail, not a file the user named. */
+	if (lo->log_file != NULL && lg->verbosity < 0)
+		lg->verbosity = 0;
 	if (lo->log_file != NULL) {
 		lg->fd = open_append(lo->log_file, "--log-file");
 		lg->stamp = lg->format == LOG_TEXT && is_regular(lg->fd);
-		errout_own(&lg->err, lg->fd);
+		errout_own(&lg->err, lg->fd, "--log-file", lo->log_file);
 	}
 	if (lg->format == LOG_JSON)
 		lg->json.fd[lg->json.nfd++] = lg->fd;
 	if (lo->json_log != NULL) {
 		lg->json.fd[lg->json.nfd] = open_append(lo->json_log,
 		    "--json-log");
-		errout_own(&lg->err, lg->json.fd[lg->json.nfd++]);
+		errout_own(&lg->err, lg->json.fd[lg->json.nfd++],
+		    "--json-log", lo->json_log);
 	}
 	gh = getenv("GITHUB_OUTPUT");
 	if (lg->format == LOG_GITHUB && gh != NULL && *gh != '\0')
 		lg->gh_output = open_gh_output(gh);
+	if (lo->on_failure)
+		errout_hold(&lg->err, lg->fd);
 	status_open(&lg->line, &lg->err, lg->fd, lg->format == LOG_TEXT &&
-	    lg->verbosity >= 0);
+	    lg->verbosity >= 0 && !lo->on_failure);
 	if (lg->stamp)
 		tzset();
 }
@@ -460,8 +466,10 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 	    reason != NULL ? reason : "success");
 	gh_outputs(lg, k, status);
 	job_summary_finish(lg, k, o, reason, elapsed, status);
-	if (!says(lg, 0))
+	if (!says(lg, 0)) {
+		errout_end(&lg->err, status != 0);
 		return;
+	}
 	what = outcome_text(o);
 	format_ms(d, sizeof(d), elapsed);
 	if (reason != NULL) {
@@ -480,6 +488,7 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 		text(lg, "succeeded on attempt %s after %ss", name, d);
 	free(what);
 	sb_free(&why);
+	errout_end(&lg->err, status != 0);
 }
 
 /*
@@ -499,11 +508,11 @@ log_all_succeeded(struct log *lg, long long k, const char *why,
 	job_summary_end(lg, 0, "all %lld attempt%s succeeded in %ss%s%s", k,
 	    k == 1 ? "" : "s", d, why != NULL ? "; " : "",
 	    why != NULL ? why : "");
-	if (!says(lg, 0))
-		return;
-	say(lg, "notice", "all %lld attempt%s succeeded in %ss%s%s", k,
-	    k == 1 ? "" : "s", d, why != NULL ? "; " : "", why != NULL ? why :
-	    "");
+	if (says(lg, 0))
+		say(lg, "notice", "all %lld attempt%s succeeded in %ss%s%s",
+		    k, k == 1 ? "" : "s", d, why != NULL ? "; " : "",
+		    why != NULL ? why : "");
+	errout_end(&lg->err, false);
 }
 
 /* Something of attempt k that only -v reports, such as an ignored field. */
@@ -524,23 +533,13 @@ log_note(struct log *lg, long long k, const char *fmt, ...)
 	sb_free(&msg);
 }
 
-/*
- * A stop signal ended the run, elapsed into it, during attempt k or
- * after it, or during the splay when k is 0; retry exits with status.
- */
-void
-log_stopped(struct log *lg, long long k, bool during, int sig, int status,
-    nsec_t elapsed)
+/* log_stopped()'s text line, when it is wanted. */
+static void
+stopped_text(struct log *lg, long long k, bool during, const char *sname,
+    const char *d)
 {
-	char d[32], buf[16], name[48], reason[32];
-	const char *sname = sig_name(sig, buf, sizeof(buf));
+	char name[48];
 
-	snprintf(reason, sizeof(reason), "signal %s", sname);
-	errout_stopped(&lg->err);	/* nothing waits for a reader now */
-	jsonlog_summary(&lg->json, k, elapsed, status, reason);
-	gh_outputs(lg, k, status);
-	format_ms(d, sizeof(d), elapsed);
-	job_summary_end(lg, status, "stopped by %s after %ss", sname, d);
 	if (!says(lg, 0))
 		return;
 	attempt_name(lg, k, name, sizeof(name));
@@ -557,6 +556,27 @@ log_stopped(struct log *lg, long long k, bool during, int sig, int status,
 }
 
 /*
+ * A stop signal ended the run, elapsed into it, during attempt k or
+ * after it, or during the splay when k is 0; retry exits with status.
+ */
+void
+log_stopped(struct log *lg, long long k, bool during, int sig, int status,
+    nsec_t elapsed)
+{
+	char d[32], buf[16], reason[32];
+	const char *sname = sig_name(sig, buf, sizeof(buf));
+
+	snprintf(reason, sizeof(reason), "signal %s", sname);
+	errout_stopped(&lg->err);	/* nothing waits for a reader now */
+	jsonlog_summary(&lg->json, k, elapsed, status, reason);
+	gh_outputs(lg, k, status);
+	format_ms(d, sizeof(d), elapsed);
+	job_summary_end(lg, status, "stopped by %s after %ss", sname, d);
+	stopped_text(lg, k, during, sname, d);
+	errout_end(&lg->err, true);
+}
+
+/*
  * The breaker kept the command from starting: wait is the time until
  * the next probe, or -1 while a probe is under way (JSON: null).
  */
@@ -570,13 +590,12 @@ log_breaker_open(struct log *lg, const char *name, nsec_t wait)
 	gh_outputs(lg, 0, EXIT_TEMPFAIL);
 	job_summary_end(lg, EXIT_TEMPFAIL, "%s: the command was not run",
 	    reason);
-	if (!says(lg, 0))
-		return;
-	if (wait >= 0) {
-		format_ms(d, sizeof(d), wait);
+	format_ms(d, sizeof(d), wait >= 0 ? wait : 0);
+	if (says(lg, 0) && wait >= 0)
 		text(lg, "%s: not running the command; next probe in %ss",
 		    reason, d);
-	} else
+	else if (says(lg, 0))
 		text(lg, "%s: not running the command; a probe run is under "
 		    "way", reason);
+	errout_end(&lg->err, true);
 }

@@ -41,6 +41,7 @@ struct log_options {
 	long long	 attempts;	/* 0: unlimited */
 	bool		 http;		/* --http: events carry the status */
 	bool		 until_failure;	/* the sleeps follow successes */
+	bool		 on_failure;	/* --log-on-failure */
 };
 void		 log_open(struct log *lg, const struct log_options *lo);
 struct sigstate;

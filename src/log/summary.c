@@ -10,9 +10,10 @@
  *
  * Text from outside (the command's words, outcomes that quote an ERE,
  * reasons) could otherwise make markup: it is made visible (escape.c),
- * then every ASCII punctuation character in it becomes an HTML numeric
- * entity, which GitHub's Markdown shows as the character and never reads
- * as syntax, table cells and HTML tags included.
+ * then each character that Markdown or HTML would read as syntax gets a
+ * backslash, which CommonMark (GitHub's, GitLab's) shows as the
+ * character, table cells and HTML tags included; the rest stays as it
+ * is, so that the file reads as well in a terminal.
  *
  * A file that cannot be written gets one warning and no summary: a
  * directory, a FIFO (opened without blocking, never written), a
@@ -20,6 +21,7 @@
  */
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -43,32 +45,45 @@ struct summary {
 	struct strbuf	*open;		/* the row that waits for its wait */
 };
 
-/* Punctuation that can be text in a table cell as it is. */
+/*
+ * Whether the character at p, in text, must be escaped to stay text:
+ * what starts Markdown (emphasis, code, links, images, strikethrough,
+ * GitHub's math and mentions), HTML (a tag, an entity), a table cell's
+ * end, a heading's closing #, and a backslash that would escape what
+ * follows.  An underscore inside a word, where it makes no emphasis,
+ * and a backslash before a letter (\n, \e, \u202e, as sb_visible()
+ * writes them) are text as they are.
+ */
 static bool
-plain_ascii(unsigned char c)
+markdown_special(const unsigned char *start, const unsigned char *p)
 {
-	return c >= 0x80 || c == ' ' || (c >= '0' && c <= '9') ||
-	    (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-	    strchr(",.-=%/()", c) != NULL;
+	if (*p == '_')
+		return p == start || !isalnum(p[-1]) || !isalnum(p[1]);
+	if (*p == '\\')
+		return !isalnum(p[1]);
+	return *p != '\0' && strchr("`*[]<>|&#~$@", *p) != NULL;
 }
 
 /*
- * Appends s as inert text: control characters made visible first, then
- * every other ASCII punctuation character as &#N;, so that no backtick,
- * pipe, star, bracket, angle bracket or ampersand is ever syntax.
+ * Appends s as inert text: control and invisible characters made
+ * visible first, then what Markdown or HTML would read as syntax
+ * (markdown_special()) escaped with a backslash, as CommonMark allows
+ * for any ASCII punctuation; the rest (: ; / and the like) is left
+ * alone, so that the file reads as well outside GitHub.
  */
 static void
 sb_markdown(struct strbuf *sb, const char *s)
 {
 	struct strbuf vis = { 0 };
-	const unsigned char *p;
+	const unsigned char *p, *start;
 
 	sb_visible(&vis, s);
-	for (p = (const unsigned char *)sb_text(&vis); *p != '\0'; p++)
-		if (plain_ascii(*p))
-			sb_add(sb, p, 1);
-		else
-			sb_printf(sb, "&#%d;", *p);
+	start = (const unsigned char *)sb_text(&vis);
+	for (p = start; *p != '\0'; p++) {
+		if (markdown_special(start, p))
+			sb_add(sb, "\\", 1);
+		sb_add(sb, p, 1);
+	}
 	sb_free(&vis);
 }
 
@@ -125,7 +140,7 @@ summary_open(const char *path, char *const *argv)
 	}
 	sb_markdown(&sm->command, sb_text(&raw));
 	if (n < raw.len)
-		sb_str(&sm->command, "&#8230;");
+		sb_str(&sm->command, "\xe2\x80\xa6");	/* ... */
 	sb_free(&raw);
 	return sm;
 }
@@ -182,8 +197,9 @@ summary_text(struct summary *sm, struct strbuf *md, int status,
 	first_tail = sm->rows - SUMMARY_ROWS > SUMMARY_ROWS ?
 	    sm->rows - SUMMARY_ROWS : SUMMARY_ROWS;
 	if (first_tail > SUMMARY_ROWS)
-		sb_printf(md, "| &#8230; | | | %lld attempts not shown | |\n",
-		    first_tail - SUMMARY_ROWS);
+		sb_printf(md, "| \xe2\x80\xa6 | | | %lld attempt%s not shown "
+		    "| |\n", first_tail - SUMMARY_ROWS,
+		    first_tail - SUMMARY_ROWS == 1 ? "" : "s");
 	for (i = first_tail; i < sm->rows; i++)
 		sb_printf(md, "%s%s\n", sb_text(&sm->tail[i % SUMMARY_ROWS]),
 		    &sm->tail[i % SUMMARY_ROWS] == sm->open ? " |" : "");

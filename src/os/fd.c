@@ -26,6 +26,38 @@
 #include "defs.h"
 #include "fd.h"
 
+
+#define ERR_LINE_MAX	8192	/* a longer message takes more writes */
+
+/*
+ * err(3) and warn(3) write "retry: ", the text and the newline as three
+ * write(2)s to an unbuffered stderr, and runs that share one stderr (a
+ * cron log, a CI step, a herd) tear each other's lines.  stderr becomes
+ * line-buffered: each message goes out in one write(2), whatever C
+ * library formats it, up to the buffer's size.  glibc allocates that
+ * buffer itself, as large as the file's block (4 KiB for a pipe or a
+ * file, as much as a pipe takes at once), and owns it; elsewhere (musl
+ * keeps stderr unbuffered without one) it is ERR_LINE_MAX bytes of
+ * retry's, which stdio keeps until exit, never freed (NULL where there
+ * is no memory: stderr stays as it was).
+ */
+char *
+fd_stderr_lines(void)
+{
+	char *buf = NULL;
+
+#ifdef __GLIBC__
+	(void)setvbuf(stderr, NULL, _IOLBF, 0);
+#else
+	if ((buf = malloc(ERR_LINE_MAX)) != NULL &&
+	    setvbuf(stderr, buf, _IOLBF, ERR_LINE_MAX) != 0) {
+		free(buf);
+		buf = NULL;
+	}
+#endif
+	return buf;
+}
+
 /* fd itself, or a copy of it above 2; -1 stays -1. */
 int
 fd_above_stdio(int fd)

@@ -12,6 +12,7 @@
 
 #include "defs.h"
 
+char		*fd_stderr_lines(void);
 int		 fd_above_stdio(int fd);
 int		 fd_tty_nonblock(int fd);
 int		 fd_pipe_nonblock(int fd);

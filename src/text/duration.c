@@ -110,6 +110,9 @@ duration_term(const char **sp, nsec_t *out, bool *unitless)
 	ns = (nsec_t)whole * u->ns;
 	if (frac != NULL)
 		ns += fraction_ns(frac, nfrac, u->ns);
+	/* 0 means none: a value above it is never rounded down to it. */
+	if (ns == 0 && frac != NULL && strspn(frac, "0") < nfrac)
+		ns = 1;
 	*out = ns;
 	*sp = s;
 	return NULL;

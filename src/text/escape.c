@@ -128,11 +128,46 @@ utf8_len(const unsigned char *p)
 	return need;
 }
 
+/* The code point of the well-formed UTF-8 sequence of n bytes at p. */
+static unsigned long
+utf8_cp(const unsigned char *p, size_t n)
+{
+	unsigned long cp = *p & (0x7f >> n);
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		cp = cp << 6 | (p[i] & 0x3f);
+	return cp;
+}
+
+/*
+ * Whether the n-byte UTF-8 character at p is one that shows nothing but
+ * changes what a reader sees: a C1 control, the bidirectional controls
+ * (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069, which can show
+ * a line reversed), the zero-width and other format characters, the line
+ * and paragraph separators, the byte order mark and the tag characters.
+ */
+static bool
+invisible(const unsigned char *p, size_t n)
+{
+	unsigned long c;
+
+	if (n < 2 || (*p != 0xc2 && *p != 0xd8 && *p != 0xe1 && *p != 0xe2 &&
+	    *p != 0xef && *p != 0xf3))
+		return false;	/* the common case, in its first byte */
+	c = utf8_cp(p, n);
+	return c <= 0x9f || c == 0xad || c == 0x61c || c == 0x180e ||
+	    (c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) ||
+	    (c >= 0x2060 && c <= 0x206f) || c == 0xfeff ||
+	    (c >= 0xfff9 && c <= 0xfffb) || (c >= 0xe0000 && c <= 0xe007f);
+}
+
 /*
  * Appends the character at p, made visible when it is a control: C0 and
- * DEL as \n \r \t \e or \xNN, and a byte that is not part of well-formed
- * UTF-8, or of a C1 control (U+0080-U+009F, which some terminals obey),
- * as \xNN.  Returns how many bytes of p it took.
+ * DEL as \n \r \t \e or \xNN, a byte that is not part of well-formed
+ * UTF-8 or of a C1 control (which some terminals obey) as \xNN, and
+ * another invisible character (invisible()) as \uNNNN.  Returns how many
+ * bytes of p it took.
  */
 static size_t
 visible_at(struct strbuf *sb, const unsigned char *p)
@@ -145,7 +180,10 @@ visible_at(struct strbuf *sb, const unsigned char *p)
 	}
 	if (*p >= 0x80 && (n = utf8_len(p)) != 0 &&
 	    !(*p == 0xc2 && p[1] < 0xa0)) {
-		sb_add(sb, p, n);
+		if (invisible(p, n))
+			sb_printf(sb, "\\u%04lx", utf8_cp(p, n));
+		else
+			sb_add(sb, p, n);
 		return n;
 	}
 	if (*p == '\n')
@@ -182,7 +220,7 @@ void
 sb_json(struct strbuf *sb, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	char esc[8];
+	char esc[16];
 	size_t n;
 
 	sb_add(sb, "\"", 1);
@@ -195,7 +233,12 @@ sb_json(struct strbuf *sb, const char *s)
 		else if (*p >= 0x80 && (n = utf8_len(p)) == 0) {
 			snprintf(esc, sizeof(esc), "\\ufffd");
 			n = 1;
-		} else {
+		} else if (invisible(p, n) && utf8_cp(p, n) <= 0xffff)
+			snprintf(esc, sizeof(esc), "\\u%04lx", utf8_cp(p, n));
+		else if (invisible(p, n))	/* a tag: two surrogates */
+			snprintf(esc, sizeof(esc), "\\udb40\\u%04lx",
+			    0xdc00 + (utf8_cp(p, n) & 0x3ff));
+		else {
 			sb_add(sb, p, n);
 			continue;
 		}
