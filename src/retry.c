@@ -61,6 +61,7 @@ struct run {
 	struct guards	 guards;	/* --budget and --breaker */
 	enum leftovers_mode leftovers;	/* how they are found */
 	bool		 told_unseen;	/* that they cannot be: said once */
+	bool		 told_head;	/* --http FILE stays empty: said */
 	char		 exhausted[GUARD_NAME_MAX + 32];	/* the reason */
 };
 
@@ -280,20 +281,6 @@ out_of(const struct run *r, const char *why, struct end *e)
 	return ending(e, RUN_GAVE_UP, why != NULL ? why : "no attempts left");
 }
 
-/* The command could not be started: say why, and that no shell ran. */
-static void
-cannot_run(const struct run *r, const struct outcome *o)
-{
-	const char *cmd = r->cfg->argv[0];
-
-	if (o->error == ENOENT && spawn_first_part_runs(cmd))
-		warnx_safe("cannot run %s: %s (the command is not run through a "
-		    "shell: give it and its arguments as separate words)", cmd,
-		    strerror(o->error));
-	else
-		warnx_safe("cannot run %s: %s", cmd, strerror(o->error));
-}
-
 /* --http: the head the attempt saved, its status into o. */
 static void
 read_head(struct run *r, long long k, struct outcome *o)
@@ -307,6 +294,15 @@ read_head(struct run *r, long long k, struct outcome *o)
 		log_note(&r->log, k, "%s: %s, taken as no response", path,
 		    error == EFBIG ? "more than 64 KiB" : strerror(error));
 	o->http_status = error == 0 ? r->head.status : 0;
+	/* A 404 retried for want of a head is what --http is there for. */
+	if (o->http_status != 0)
+		r->told_head = true;
+	else if (!r->told_head && error == 0 && outcome_status(o) != 0 &&
+	    o->kind != OUT_NOEXEC && !http_path_named(r->cfg->argv, path)) {
+		r->told_head = true;
+		warnx_safe("--http %s: the command wrote no HTTP head there; "
+		    "curl writes it with -D %s (--dump-header)", path, path);
+	}
 }
 
 /*
@@ -379,7 +375,7 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
 	attempt_run(r->sigs, &spec, o);
 	if (o->kind == OUT_NOEXEC)
-		cannot_run(r, o);
+		spawn_cannot_run(r->cfg->argv[0], o->error);
 	read_head(r, k, o);
 	log_attempt_end(&r->log, k, o);
 	return true;
@@ -387,12 +383,16 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 
 /*
  * The server's Retry-After on a retried response: its delay in *server
- * (-1: none), or why the run ends: a delay longer than --cap.
+ * (-1: none), or why the run ends.  A delay above --cap is honoured, and
+ * -v says so: the server names when to come back.  Only one that would
+ * pass --max-time, or without it HTTP_WAIT_CEILING, ends the run.
  */
 static const char *
 server_delay(struct run *r, long long k, const struct outcome *o,
     nsec_t *server)
 {
+	size_t n;
+
 	*server = -1;
 	if (r->cfg->http_file == NULL || o->http_status == 0)
 		return NULL;
@@ -401,7 +401,20 @@ server_delay(struct run *r, long long k, const struct outcome *o,
 	case HTTP_WAIT_IGNORED:
 		log_note(&r->log, k, "%s", r->why);
 		return NULL;
-	case HTTP_WAIT_TOO_LONG:
+	case HTTP_WAIT_LONG:
+		n = strlen(r->why);
+		if (r->deadline != 0 && nsec_add(mono_now(), *server) >=
+		    r->deadline)
+			snprintf(r->why + n, sizeof(r->why) - n,
+			    ", past --max-time");
+		else if (r->deadline == 0 && *server > HTTP_WAIT_CEILING)
+			snprintf(r->why + n, sizeof(r->why) - n, ", more "
+			    "than the 1h retry waits without --max-time");
+		else {
+			log_note(&r->log, k, "%s, more than --cap: waiting "
+			    "for it", r->why);
+			return NULL;
+		}
 		return r->why;
 	default:
 		return NULL;
