@@ -184,7 +184,9 @@ parse_outcomes(const char *s, struct outcome_set *set,
 		memcpy(item, s, len);
 		item[len] = '\0';
 		if ((bad = parse_outcome_item(item, &add)) == unknown_item)
-			snprintf(why, whylen, "unknown item '%s'", item);
+			snprintf(why, whylen, "unknown item '%s'%s", item,
+			    strpbrk(item, " \t") != NULL ? " (spaces are not "
+			    "allowed in a list)" : "");
 		else if (bad != NULL)
 			snprintf(why, whylen, "item '%s': %s", item, bad);
 		if (bad != NULL)
