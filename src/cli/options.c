@@ -472,6 +472,17 @@ parse_one(int opt, struct config *cfg, struct pass *p, char *err,
 	return PARSE_OK;
 }
 
+/* --preset=list prints the presets: a command after it is a mistake. */
+static enum parse_result
+presets_only(bool command, char *err, size_t len)
+{
+	if (!command)
+		return PARSE_PRESETS;
+	snprintf(err, len, "--preset=list prints the presets: it runs no "
+	    "command");
+	return PARSE_ERROR;
+}
+
 /*
  * The options of one vector into cfg; p->end is the index of its first
  * word that is no option.  last_arg catches a "--" that ended the
@@ -510,10 +521,9 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 			list = true;
 			continue;
 		}
-		if (opt == OPT_DEBIAN_UNTIL)
-			opt = '?';
-		if (opt == '?' || opt == ':') {
-			describe_bad_option(opt, argv[at], err, len);
+		if (opt == '?' || opt == ':' || opt == OPT_DEBIAN_UNTIL) {
+			describe_bad_option(opt == ':' ? ':' : '?', argv[at],
+			    err, len);
 			return PARSE_ERROR;
 		}
 		if ((r = parse_one(opt, cfg, p, err, len)) != PARSE_OK)
@@ -521,13 +531,8 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 		last_arg = optarg;
 	}
 	p->end = optind;
-	if (list && optind < argc) {
-		snprintf(err, len, "--preset=list prints the presets: it runs "
-		    "no command");
-		return PARSE_ERROR;
-	}
 	if (list)
-		return PARSE_PRESETS;
+		return presets_only(optind < argc, err, len);
 	if (!check_delays(cfg, p, err, len))
 		return PARSE_ERROR;
 	if (p->from_env && optind > 1 && strcmp(argv[optind - 1], "--") ==
