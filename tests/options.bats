@@ -391,8 +391,8 @@ retry: giving up after 1 attempt in ${stderr##* in }" ]
 	local w
 	for w in "-d 1,2:-d:--delays=1s,2s" "--times 3:--times:-n, --attempts" \
 	    "--times=3:--times=3:-n, --attempts" \
-	    "-u success:-u:--until-failure, or -x, --stop-on" \
-	    "--until success:--until:--until-failure, or -x, --stop-on" \
+	    "-u success:-u:--until-failure, or --success-on" \
+	    "--until success:--until:--until-failure, or --success-on" \
 	    "-w fail:-w:-r, --retry-on" "--while fail:--while:-r, --retry-on"; do
 		IFS=: read -r words bad hint <<<"$w"
 		# shellcheck disable=SC2086

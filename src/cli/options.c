@@ -310,8 +310,8 @@ debian_hint(const char *word)
 {
 	static const char *const hints[][2] = {
 		{ "-d", "--delays=1s,2s" }, { "--times", "-n, --attempts" },
-		{ "-u", "--until-failure, or -x, --stop-on" },
-		{ "--until", "--until-failure, or -x, --stop-on" },
+		{ "-u", "--until-failure, or --success-on" },
+		{ "--until", "--until-failure, or --success-on" },
 		{ "-w", "-r, --retry-on" }, { "--while", "-r, --retry-on" },
 	};
 	size_t i, n = strcspn(word, "=");
