@@ -214,6 +214,7 @@ demo:
 	@sh build-aux/deps.sh build
 	@$(MAKE) retry
 	@sh build-aux/demo.sh
+	@sh build-aux/deps.sh lacks
 
 check:
 	@sh build-aux/deps.sh check
