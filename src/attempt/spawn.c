@@ -225,7 +225,8 @@ first_part_runs(const char *word)
 static bool
 looks_like_unit(const char *w)
 {
-	static const char *const units[] = { "ns", "us", "ms", "s", "sec",
+	/* Arrays, not pointers: no relocation for each at every start. */
+	static const char units[][8] = { "ns", "us", "ms", "s", "sec",
 	    "secs", "second", "seconds", "m", "min", "mins", "minute",
 	    "minutes", "h", "hr", "hrs", "hour", "hours", "d", "day", "days" };
 	size_t i;

@@ -308,7 +308,8 @@ parse_flag(int opt, struct config *cfg)
 static const char *
 debian_hint(const char *word)
 {
-	static const char *const hints[][2] = {
+	/* Arrays, not pointers: no relocation for each at every start. */
+	static const char hints[][2][40] = {
 		{ "-d", "--delays=1s,2s" }, { "--times", "-n, --attempts" },
 		{ "-u", "--until-failure, or --success-on" },
 		{ "--until", "--until-failure, or --success-on" },
