@@ -388,17 +388,17 @@ retry: giving up after 1 attempt in ${stderr##* in }" ]
 }
 
 @test "Debian's retry spellings are refused naming the option here (issue 38)" {
-	local w
+	local w words bad said
 	for w in "-d 1,2:-d:--delays=1s,2s" "--times 3:--times:-n, --attempts" \
 	    "--times=3:--times=3:-n, --attempts" \
 	    "-u success:-u:--until-failure, or --success-on" \
 	    "--until success:--until:--until-failure, or --success-on" \
 	    "-w fail:-w:-r, --retry-on" "--while fail:--while:-r, --retry-on"; do
-		IFS=: read -r words bad hint <<<"$w"
+		IFS=: read -r words bad said <<<"$w"
 		# shellcheck disable=SC2086
 		run -125 --separate-stderr "$RETRY" $words -- true
 		[ "$output" = "" ]
-		[ "$stderr" = "retry: unknown option '$bad' (Debian's retry? here: $hint); try 'retry --help'" ]
+		[ "$stderr" = "retry: unknown option '$bad' (Debian's retry? here: $said); try 'retry --help'" ]
 	done
 	# Other unknown options get no hint; --until-failure still works.
 	run -125 --separate-stderr "$RETRY" -Z -- true
