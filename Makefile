@@ -26,7 +26,7 @@ WARN	= -std=c11 -Wall -Wextra -Wpedantic
 # and the type that splice(2) takes.
 ALL_CPPFLAGS = -Isrc `$(FEATURES)` -D_FILE_OFFSET_BITS=64 $(CPPFLAGS)
 # `make PORTABLE=1`: only what Linux, macOS and the BSDs all have (see
-# README.md, "Platforms").  POSIX 2008 and the BSD interfaces instead of
+# INSTALL.md, "Platforms").  POSIX 2008 and the BSD interfaces instead of
 # _GNU_SOURCE, so that the C library hides GNU-only functions, and
 # __linux__ undefined, so that every Linux-only branch is left out and
 # the compiler checks the rest.  RETRY_PORTABLE selects the fallbacks.
@@ -220,6 +220,7 @@ demo:
 	@sh build-aux/deps.sh build
 	@$(MAKE) retry
 	@sh build-aux/demo.sh
+	@sh build-aux/deps.sh lacks
 
 check:
 	@sh build-aux/deps.sh check

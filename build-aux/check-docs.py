@@ -20,7 +20,8 @@ whose whole content is what COMMAND prints (the roff escapes \\- and
 
 Commands run in an empty temporary directory, with the retry of this tree
 first on PATH.  Exits 1 and shows the differences when a transcript is
-not what its command prints.
+not what its command prints, or when README.md is longer than
+README_MAX_LINES: it is for users, the man page is the manual.
 """
 import difflib
 import os
@@ -32,6 +33,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+README_MAX_LINES = 300
 MASKS = [
     # ts fields and local times in a log file
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:\d\d)"),
@@ -183,6 +185,13 @@ def main():
         shutil.rmtree(bindir)
     print("check-docs: %d transcripts run, %d not run, %d differ" %
           (checked, skipped, failures))
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        n = len(f.read().splitlines())
+    if n > README_MAX_LINES:
+        print("check-docs: README.md has %d lines, more than %d: the rest "
+              "goes to the man page, INSTALL.md or HACKING.md" %
+              (n, README_MAX_LINES))
+        failures += 1
     return 1 if failures else 0
 
 

@@ -12,7 +12,7 @@
 # by).  It is a C program, not a script: a shell would add PWD to the
 # environment that retry passes on.  The tests that qemu-user cannot
 # emulate skip themselves (qemu_cannot in tests/helpers/common.bash,
-# listed in README.md).  Run from the top of the tree.
+# listed in INSTALL.md).  Run from the top of the tree.
 #
 # usage: build-aux/ci-arm64.sh BINARY
 set -euo pipefail

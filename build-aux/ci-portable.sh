@@ -3,7 +3,7 @@
 # and the BSDs all have) built with -Werror and checked with the whole
 # suite on Linux.  The tests of what only the Linux build does skip
 # themselves under BUILD_PORTABLE=1 (require_linux_capability in
-# tests/helpers/common.bash); README.md, "Platforms", lists them.
+# tests/helpers/common.bash); INSTALL.md, "Platforms", lists them.
 # ./retry is the portable build afterwards: tests that run `make install`
 # install the program being tested.
 set -eu

@@ -34,7 +34,7 @@ mkdir "$tmp/unpacked"
 tar -xzf "build/release/$tarball" -C "$tmp/unpacked"
 (cd "$tmp/unpacked/retry-backoff-$version" &&
     GIT_CEILING_DIRECTORIES=$tmp make -s >/dev/null &&
-    [[ $(./retry --version) == "retry $version" ]]) ||
+    [[ $(./retry --version) == "retry $version "* ]]) ||
     fail "the tarball does not build outside git"
 
 echo "--- make release: the musl binaries and SHA256SUMS"

@@ -179,7 +179,7 @@ else
 	check "redis://localhost: the name resolves from /etc/hosts" "exit 0" "" \
 	    "retry: redis://localhost:1/x: Connection refused: going on without retry budget 'x'" \
 	    retry --budget=redis://localhost:1/x -n 1 -- true
-	# The static binary cannot dlopen() OpenSSL: it says so (README.md,
+	# The static binary cannot dlopen() OpenSSL: it says so (INSTALL.md,
 	# "A static binary").
 	check "rediss://: one line, the static binary speaks no TLS" "exit 125" \
 	    "" "retry: rediss://localhost:1/x: this retry was built without TLS support (OpenSSL)" \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The README's comparison: the same scenarios with this retry (OURS),
+# COMPARISON.md's table: the same scenarios with this retry (OURS),
 # Debian's retry (DEB) and curl --retry, against tests/helpers/http-server
 # on 127.0.0.1.  Run from the top of the tree after make retry
 # tests/helpers/wstatus; it works in a temporary directory.

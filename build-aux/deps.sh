@@ -6,6 +6,7 @@
 #
 # usage: deps.sh build             libbsd-dev, pkg-config, libhiredis-dev,
 #                                  libssl-dev
+#        deps.sh lacks             after a build: what ./retry lacks
 #        deps.sh check             those, and build-aux/packages-check.txt
 #        deps.sh packages FILE...  every package named in the FILEs (a
 #                                  name with :ARCH adds that dpkg
@@ -53,6 +54,20 @@ build)
 check)
 	want="libbsd-dev pkg-config $(listed build-aux/packages-check.txt)"
 	build_ok && want=$(listed build-aux/packages-check.txt)
+	;;
+lacks)
+	# After make demo: what this ./retry was built without, said once
+	# at the end rather than found out on the first redis:// run.
+	probe() {
+		./retry -n 1 --budget="$1://127.0.0.1:1/x" -- true 2>&1 |
+		    grep -q "built without $2"
+	}
+	probe redis Redis && echo "retry: note: this build has no Redis" \
+	    "stores (redis://, unix://): install libhiredis-dev and run" \
+	    "make again" >&2
+	probe rediss TLS && echo "retry: note: this build has no TLS" \
+	    "(rediss://): install libssl-dev and run make again" >&2
+	exit 0
 	;;
 packages)
 	[ $# -gt 0 ] || { echo "usage: $0 packages FILE..." >&2; exit 2; }
@@ -109,6 +124,9 @@ if [ "$run" != none ] && command -v apt-get >/dev/null 2>&1; then
 	    echo "retry: apt-get update failed; installing all the same" >&2
 	# shellcheck disable=SC2086 # package names are words
 	apt_install $need && done_ok=true
+	# A held dpkg lock (another apt-get, unattended-upgrades) fails it.
+	$done_ok || echo "retry: apt-get could not install$need (is" \
+	    "another apt-get or dpkg running?)" >&2
 	# One package that this release lacks must not keep the others
 	# out: each alone, then, and the rest is said below.
 	if ! $done_ok && [ "$mode" = check ]; then
@@ -124,7 +142,11 @@ $done_ok && exit 0
 
 case $mode in
 build)
-	build_ok && exit 0
+	if build_ok; then
+		echo "retry: building without$need: make demo says at the" \
+		    "end what the build lacks" >&2
+		exit 0
+	fi
 	;;
 check)
 	if check_ok; then

@@ -8,7 +8,7 @@
  * same bytes give the same answer; whatever comes before it, a complete
  * final head appended at the end is the one that counts, and an interim
  * head after it changes nothing; http_wait() gives a delay within --cap,
- * a delay above it, or a message, as it says.
+ * a delay above it with the start of a reason, or a message, as it says.
  *
  * Properties of Retry-After, with the input as the value: a delay is
  * never negative nor above 100 years; digits are that many seconds; a
@@ -44,7 +44,7 @@ check_wait(const struct http_head *h)
 	case HTTP_WAIT:
 		CHECK(d >= 0 && d <= cap && h->retry_after_fields == 1);
 		break;
-	case HTTP_WAIT_TOO_LONG:
+	case HTTP_WAIT_LONG:
 		CHECK(d > cap && d <= DURATION_MAX);
 		CHECK(strncmp(msg, "the server asks to wait ", 24) == 0);
 		break;

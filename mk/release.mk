@@ -12,7 +12,7 @@
 # BSD_COMPAT=1 takes the BSD interfaces from src/os/compat.c.
 # PKG_CONFIG=false: the host's hiredis is built for glibc, so redis://
 # is refused with one line, and without OpenSSL headers for musl so is
-# rediss:// (README.md, "Install").
+# rediss:// (INSTALL.md, "The routes").
 
 VERSION	= $(shell sed -n 's/^\#define RETRY_VERSION[	 ]*"\(.*\)"$$/\1/p' \
 	  src/os/defs.h)

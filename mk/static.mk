@@ -7,7 +7,7 @@
 # libhiredis.a.  The musl build is make release's (mk/release.mk), with
 # src/os/compat.c for the BSD interfaces and without hiredis, whose
 # Debian archive is built for glibc.  glibc's static caveat is name
-# resolution: see README.md, "A static binary".
+# resolution: see INSTALL.md, "A static binary".
 
 STATIC_DIR = build/static
 

@@ -50,9 +50,7 @@ struct run {
 	struct log	 log;
 	struct backoff	 backoff;
 	struct streams	*streams;	/* -I, -O, output conditions; or NULL */
-	int		 failed_out;	/* -O: where a failed attempt's
-					   output goes; -1: dropped */
-	bool		 failed_out_told; /* that it failed: said once */
+	struct failed_sink failed;	/* -O: a failed attempt's output */
 	long long	 step;		/* retries since the schedule began */
 	char		**envp;
 	struct env_attempt env;		/* RETRY_ATTEMPT and its kin */
@@ -63,6 +61,7 @@ struct run {
 	struct guards	 guards;	/* --budget and --breaker */
 	enum leftovers_mode leftovers;	/* how they are found */
 	bool		 told_unseen;	/* that they cannot be: said once */
+	bool		 told_head;	/* --http FILE stays empty: said */
 	char		 exhausted[GUARD_NAME_MAX + 32];	/* the reason */
 };
 
@@ -137,18 +136,11 @@ release_output(struct run *r, long long k, bool final)
 
 	if (!r->cfg->hold_stdout)
 		return;
-	if (!final && r->failed_out == -1)
-		return;		/* --failed-output=drop */
-	rc = streams_flush(r->sigs, r->streams, final ? STDOUT_FILENO :
-	    r->failed_out, r->deadline);
+	rc = final ? streams_flush(r->sigs, r->streams, STDOUT_FILENO,
+	    r->deadline) : streams_flush_failed(r->sigs, r->streams,
+	    &r->failed, r->deadline);
 	if (rc > 0)
 		stopped(r, k, rc);
-	if (rc < 0 && !final && r->failed_out != STDERR_FILENO &&
-	    errno != EAGAIN && !r->failed_out_told) {
-		warnx_safe("--failed-output %s: %s", r->cfg->failed_output,
-		    strerror(errno));
-		r->failed_out_told = true;
-	}
 	/* EAGAIN: a stop came, and a stalled reader is not waited for. */
 	if (rc == 0 || !final || errno == EAGAIN)
 		return;
@@ -271,20 +263,6 @@ out_of(const struct run *r, const char *why, struct end *e)
 	return ending(e, RUN_GAVE_UP, why != NULL ? why : "no attempts left");
 }
 
-/* The command could not be started: say why, and that no shell ran. */
-static void
-cannot_run(const struct run *r, const struct outcome *o)
-{
-	const char *cmd = r->cfg->argv[0];
-
-	if (o->error == ENOENT && spawn_first_part_runs(cmd))
-		warnx_safe("cannot run %s: %s (the command is not run through a "
-		    "shell: give it and its arguments as separate words)", cmd,
-		    strerror(o->error));
-	else
-		warnx_safe("cannot run %s: %s", cmd, strerror(o->error));
-}
-
 /* --http: the head the attempt saved, its status into o. */
 static void
 read_head(struct run *r, long long k, struct outcome *o)
@@ -298,6 +276,15 @@ read_head(struct run *r, long long k, struct outcome *o)
 		log_note(&r->log, k, "%s: %s, taken as no response", path,
 		    error == EFBIG ? "more than 64 KiB" : strerror(error));
 	o->http_status = error == 0 ? r->head.status : 0;
+	/* A 404 retried for want of a head is what --http is there for. */
+	if (o->http_status != 0)
+		r->told_head = true;
+	else if (!r->told_head && error == 0 && outcome_status(o) != 0 &&
+	    o->kind != OUT_NOEXEC && !http_path_named(r->cfg->argv, path)) {
+		r->told_head = true;
+		warnx_safe("--http %s: the command wrote no HTTP head there; "
+		    "curl writes it with -D %s (--dump-header)", path, path);
+	}
 }
 
 /*
@@ -371,7 +358,7 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
 	attempt_run(r->sigs, &spec, o);
 	if (o->kind == OUT_NOEXEC)
-		cannot_run(r, o);
+		spawn_cannot_run(r->cfg->argv[0], o->error);
 	read_head(r, k, o);
 	log_attempt_end(&r->log, k, o);
 	return true;
@@ -379,12 +366,16 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 
 /*
  * The server's Retry-After on a retried response: its delay in *server
- * (-1: none), or why the run ends: a delay longer than --cap.
+ * (-1: none), or why the run ends.  A delay above --cap is honoured, and
+ * -v says so: the server names when to come back.  Only one that would
+ * pass --max-time, or without it HTTP_WAIT_CEILING, ends the run.
  */
 static const char *
 server_delay(struct run *r, long long k, const struct outcome *o,
     nsec_t *server)
 {
+	size_t n;
+
 	*server = -1;
 	if (r->cfg->http_file == NULL || o->http_status == 0)
 		return NULL;
@@ -393,7 +384,20 @@ server_delay(struct run *r, long long k, const struct outcome *o,
 	case HTTP_WAIT_IGNORED:
 		log_note(&r->log, k, "%s", r->why);
 		return NULL;
-	case HTTP_WAIT_TOO_LONG:
+	case HTTP_WAIT_LONG:
+		n = strlen(r->why);
+		if (r->deadline != 0 && nsec_add(mono_now(), *server) >=
+		    r->deadline)
+			snprintf(r->why + n, sizeof(r->why) - n,
+			    ", past --max-time");
+		else if (r->deadline == 0 && *server > HTTP_WAIT_CEILING)
+			snprintf(r->why + n, sizeof(r->why) - n, ", more "
+			    "than the 1h retry waits without --max-time");
+		else {
+			log_note(&r->log, k, "%s, more than --cap: waiting "
+			    "for it", r->why);
+			return NULL;
+		}
 		return r->why;
 	default:
 		return NULL;
@@ -540,7 +544,8 @@ setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
 	    cfg->verbosity, cfg->log_file, cfg->json_log, cfg->attempts,
 	    cfg->http_file != NULL, cfg->until_failure, cfg->log_on_failure });
 	/* As the logs: a FIFO's open waits, while TERM still ends retry. */
-	r->failed_out = held_failed_sink(cfg->failed_output);
+	r->failed.fd = held_failed_sink(cfg->failed_output);
+	r->failed.name = cfg->failed_output;
 	r->sigs = signals_init();
 	log_bound_waits(&r->log, r->sigs, 0);
 	r->leftovers = attempt_init(cfg->foreground);
@@ -556,23 +561,6 @@ setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
 	    cfg->kill_after, cfg->sched.cap, cfg->max_time }, r->sigs);
 	snprintf(r->exhausted, sizeof(r->exhausted),
 	    "retry budget '%s' exhausted", cfg->budget.name);
-}
-
-/* --dry-run, --guard-status and --guard-reset: no command runs. */
-static int
-run_nothing(const struct config *cfg, struct matcher *matcher)
-{
-	struct sigstate *ss;
-	int status;
-
-	matcher_free(matcher);	/* checked, never used */
-	if (cfg->dry_run)
-		return dry_run(cfg);
-	ss = signals_init();
-	status = guards_tool(&cfg->budget, &cfg->breaker, cfg->guard_reset,
-	    ss);
-	free(ss);	/* main returns: for the leak checkers */
-	return status;
 }
 
 /*
@@ -632,7 +620,8 @@ main(int argc, char *argv[])
 	    *msg != '\0')
 		usage_error(msg);
 	if (cfg.dry_run || cfg.guard_status || cfg.guard_reset) {
-		status = run_nothing(&cfg, matcher);
+		matcher_free(matcher);	/* checked, never used */
+		status = run_nothing(&cfg);
 		free(shown);
 		free(envv);
 		return status;

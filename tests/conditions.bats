@@ -576,7 +576,7 @@ HOLD_TTY=(sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"')
 	stalled_end
 	[ -s "$WORK/done" ]
 	[ "$(cat "$WORK/ws")" = "exit 124" ]
-	[ "$(untimed "$(cat "$WORK/err")")" = "retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]
+	[ "$(untimed "$(cat "$WORK/err")")" = "retry: giving up after 1 attempt in Ts: timed out after 200ms (-t) (no attempts left)" ]
 }
 
 @test "-t does not wait for --kill-after when nothing of the attempt is left to write to a stalled terminal" {
@@ -587,7 +587,7 @@ HOLD_TTY=(sh -c 'head -c 100000 /dev/zero; echo $$ > "$0"')
 	stalled_end
 	[ -s "$WORK/done" ]
 	[ "$(cat "$WORK/ws")" = "exit 124" ]
-	[ "$(untimed "$(cat "$WORK/err")")" = "retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]
+	[ "$(untimed "$(cat "$WORK/err")")" = "retry: giving up after 1 attempt in Ts: timed out after 1s (-t) (no attempts left)" ]
 }
 
 @test "-O: --max-time ends the copy of the held output to a terminal that is not read" {
@@ -815,7 +815,7 @@ term_within_5s() {
 	    bash "$WORK/when" "$WORK/lines" \
 	    > /dev/null 2> "$WORK/err" || status=$?
 	[ "$status" -eq 124 ]
-	[[ $(untimed "$(tail -n 1 "$WORK/err")") == *"retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]]
+	[[ $(untimed "$(tail -n 1 "$WORK/err")") == *"retry: giving up after 1 attempt in Ts: timed out after 300ms (-t) (no attempts left)" ]]
 	read -r t < "$WORK/when"
 	# The TERM came less than 3.3 s after the command started.
 	awk -v s="${t% *}" -v e="${t#* }" 'BEGIN { exit !(e - s < 3.3) }'

@@ -109,6 +109,17 @@ man_text() {
 	done <<<"$HELP"
 }
 
+@test "--help: the defaults in brackets end in one column (issue 38)" {
+	local line
+	help_text
+	while IFS= read -r line; do
+		if [[ $line =~ \ \ \[[^]]*\]$ ]] && ((${#line} != 79)); then
+			echo "default not in column 79: '$line'" >&2
+			return 1
+		fi
+	done <<<"$HELP"
+}
+
 @test "--help groups the options under headings" {
 	local line group='' groups=0 in_group=0
 	help_text

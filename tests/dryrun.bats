@@ -198,6 +198,10 @@ column_decimals() {
 	[ -z "$stderr" ]
 	[ "$(table_rows | wc -l)" -eq 3 ]
 	[ "${lines[4]}" = "# --max-time=0.007s ends the run before attempt 4" ]
+	# The worst case never passes the deadline (issue 38).
+	run -0 --separate-stderr "$RETRY" --dry-run --seed 1 -n 6 -b 1ms \
+	    -c 1ms -m 4ms
+	[ "${lines[-1]}" = "# worst-case total sleep for the rows above: 0.004s (--max-time ends the run first; their windows add up to 0.005s)" ]
 }
 
 @test "--max-time does not count the splay" {

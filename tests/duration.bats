@@ -61,7 +61,7 @@ converts() {
 	# -t, -k and -b take it alike: a 0.1 s timeout, KILL after 0.05 s.
 	run -137 --separate-stderr "$RETRY" -n 1 -b .2 -t .1 -k .05 -- \
 	    sh -c 'trap "" TERM; sleep 5'
-	[[ $stderr =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ 0\.[0-9]{3}s:\ timed\ out,\ killed\ \(no\ attempts\ left\)$ ]]
+	[[ $stderr =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ 0\.[0-9]{3}s:\ timed\ out\ after\ 100ms\ \(-t\),\ killed\ \(no\ attempts\ left\)$ ]]
 }
 
 @test "fractions round to the nearest nanosecond" {

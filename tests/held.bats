@@ -102,7 +102,7 @@ exit 0'
 	ws_run "$RETRY" -n 1 -O -t 500ms -- sh -c "$HOLDER" sh "$WORK"
 	[ "$WS" = "exit 124" ]
 	[ "$output" = "a" ]
-	[[ $stderr =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9]+\.[0-9]{3}s:\ timed\ out\ \(no\ attempts\ left\)$ ]]
+	[[ $stderr =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9]+\.[0-9]{3}s:\ timed\ out\ after\ 500ms\ \(-t\)\ \(no\ attempts\ left\)$ ]]
 	wait_gone "$(<"$WORK/bg")" 2
 }
 

@@ -62,8 +62,8 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	    1) exec sleep "$MARK" ;;
 	    2) trap "" TERM; sleep "$MARK" ;;
 	    esac'
-	expect_stderr "$(failed 1 inf "timed out")" "A=1 S=124 M=inf N=0.000" \
-	    "$(failed 2 inf "timed out, killed")" "A=2 S=137 M=inf N=0.000" \
+	expect_stderr "$(failed 1 inf "timed out after 500ms (-t)")" "A=1 S=124 M=inf N=0.000" \
+	    "$(failed 2 inf "timed out after 500ms (-t), killed")" "A=2 S=137 M=inf N=0.000" \
 	    "retry: succeeded on attempt 3/inf after Ts"
 	wait_markers_gone
 }

@@ -46,9 +46,10 @@ attempts() {
 	[[ $n -eq $1 ]] || { echo "$n attempts, expected $1" >&2; return 1; }
 }
 
-# fake ARG...: retry ARG... --http=$WORK/h -- $WORK/cmd, quickly.
+# fake ARG...: retry ARG... --http=$WORK/h -- $WORK/cmd, quickly; FILE
+# among its words, as in curl -D FILE.
 fake() {
-	quick "$@" --http="$WORK/h" -- "$WORK/cmd"
+	quick "$@" --http="$WORK/h" -- "$WORK/cmd" "$WORK/h"
 }
 
 # ignored VALUE...: each value, alone in a 503's Retry-After, is ignored,
@@ -403,21 +404,32 @@ ignored() {
 	line_like 1 "retry: succeeded on attempt 2/5 after ${T}s"
 }
 
-@test "Retry-After longer than --cap ends the run; ignored on a stop or a success" {
-	answer 1 'HTTP/1.1 429 Too Many\r\nRetry-After: 3600\r\n\r\n'
+@test "Retry-After above --cap: honoured up to -m or an hour; ignored on a stop or a success" {
+	# Issue 38: it used to end the run whenever it passed --cap.
+	answer 1 'HTTP/1.1 429 Too Many\r\nRetry-After: 3601\r\n\r\n'
 	CODES=0 fake
 	[ "$status" -eq 1 ]
-	giving_up "$stderr" 1 "HTTP 429" "the server asks to wait 3600s, more than --cap=60s; exiting 1"
+	giving_up "$stderr" 1 "HTTP 429" "the server asks to wait 3601s, more than the 1h retry waits without --max-time; exiting 1"
 	attempts 1
 	rm "$WORK/log"
-	CODES=22 fake -c 1.5s -b 1s
+	answer 1 'HTTP/1.1 429 Too Many\r\nRetry-After: 3600\r\n\r\n'
+	CODES=22 fake -c 1.5s -b 1s -m 1h
 	[ "$status" -eq 22 ]
-	giving_up "$stderr" 1 "HTTP 429, exit 22" "the server asks to wait 3600s, more than --cap=1.5s"
+	giving_up "$stderr" 1 "HTTP 429, exit 22" "the server asks to wait 3600s, past --max-time"
+	# Within -m, above --cap: it waits, and -v says so.
+	rm "$WORK/log"
+	answer 1 'HTTP/1.1 503 X\r\nRetry-After: 1\r\n\r\n'
+	answer 2 'HTTP/1.1 200 OK\r\n\r\n'
+	CODES="22 0" fake -c 10ms -b 0 -v -m 1h
+	[ "$status" -eq 0 ]
+	line_is 2 "retry: attempt 1/5: the server asks to wait 1s, more than --cap: waiting for it"
+	line_is 3 "retry: attempt 1/5 failed (HTTP 503, exit 22), next in 1.000s (Retry-After: 1)"
+	attempts 2
 	# Huge values saturate at 100 years.
 	rm "$WORK/log"
 	answer 1 'HTTP/1.1 503 X\r\nRetry-After: 99999999999999999999999\r\n\r\n'
 	CODES=22 fake -b 0
-	giving_up "$stderr" 1 "HTTP 503, exit 22" "the server asks to wait 3155760000s, more than --cap=60s"
+	giving_up "$stderr" 1 "HTTP 503, exit 22" "the server asks to wait 3155760000s, more than the 1h retry waits without --max-time"
 	# A 404's or a 200's Retry-After means nothing to retry.
 	rm "$WORK/log"
 	answer 1 'HTTP/1.1 404 X\r\nRetry-After: 3600\r\n\r\n'
@@ -438,7 +450,7 @@ ignored() {
 	answer 1 "HTTP/1.1 503 X\r\nRetry-After: Monday, 01-Jan-$ahead 00:00:00 GMT\r\n\r\n"
 	CODES=22 fake -b 0
 	[ "$status" -eq 22 ]
-	[[ $stderr =~ "(the server asks to wait "([0-9]+)"s, more than --cap=60s)"$ ]]
+	[[ $stderr =~ "(the server asks to wait "([0-9]+)"s, more than the 1h retry waits without --max-time)"$ ]]
 	y=${BASH_REMATCH[1]}
 	# From 39 to 41 years, whatever the day of the year.
 	((y > 39 * 365 * 86400 && y < 41 * 366 * 86400))
@@ -550,14 +562,40 @@ s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	gap_between 1 2 0 3000
 }
 
-@test "curl: a Retry-After above --cap ends the run at once" {
+@test "curl: a Retry-After above --cap is honoured; past -m it ends the run at once" {
+	serve '503|0|2' '200'
+	run -0 --separate-stderr "$RETRY" -c 100ms -b 1ms --http="$WORK/h" -- \
+	    curl -fsS -D "$WORK/h" "$URL"
+	nlines 3
+	line_like 1 "retry: attempt 1/5 failed \(HTTP 503, exit 22\), next in 2\.[0-9]{3}s \(Retry-After: 2\)"
+	requests 2
+	gap_between 1 2 2000 8000
+	http_teardown
+	rm "$WORK/port"
 	serve '429|0|3600'
-	run -22 --separate-stderr "$RETRY" -c 60s --http="$WORK/h" -- \
+	run -22 --separate-stderr "$RETRY" -c 60s -m 30s --http="$WORK/h" -- \
 	    curl -fsS -D "$WORK/h" "$URL"
 	nlines 2
 	giving_up "${stderr_lines[1]}" 1 "HTTP 429, exit 22" \
-	    "the server asks to wait 3600s, more than --cap=60s"
+	    "the server asks to wait 3600s, past --max-time"
 	requests 1
+}
+
+@test "curl without -D: an empty head file is named once, with how to fill it" {
+	serve '404' '404' '404'
+	run -22 --separate-stderr "$RETRY" -n 3 -b 1ms --http="$WORK/h" -- \
+	    curl -fsS "$URL"
+	nlines 7
+	line_is 1 "retry: --http $WORK/h: the command wrote no HTTP head there; curl writes it with -D $WORK/h (--dump-header)"
+	line_like 2 "retry: attempt 1/3 failed \(exit 22\), next in ${T}s"
+	line_like 4 "retry: attempt 2/3 failed \(exit 22\), next in ${T}s"
+	giving_up "${stderr_lines[6]}" 3 "exit 22" "no attempts left"
+	# With -D, a refused connection leaves it empty too: no warning.
+	http_teardown
+	run -7 --separate-stderr "$RETRY" -n 2 -b 1ms --http="$WORK/h" -- \
+	    curl -fsS -D "$WORK/h" "$URL"
+	nlines 4
+	giving_up "${stderr_lines[3]}" 2 "exit 7" "no attempts left"
 }
 
 @test "curl: a Retry-After that would pass --max-time ends the run at once" {

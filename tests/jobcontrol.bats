@@ -61,7 +61,7 @@ shell_status() {
 	[ "$(<"$WORK/jobs")" = "" ]
 	wait_gone "$(<"$WORK/cat")" 2
 	[ "$(<"$WORK/out")" = "" ]
-	[[ $(<"$WORK/err") =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9]+\.[0-9]{3}s:\ timed\ out\ \(no\ attempts\ left\)$ ]]
+	[[ $(<"$WORK/err") =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9]+\.[0-9]{3}s:\ timed\ out\ after\ 2s\ \(-t\)\ \(no\ attempts\ left\)$ ]]
 	[ "$(<"$WORK/attempts")" = 1 ]
 }
 

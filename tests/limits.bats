@@ -57,7 +57,7 @@ teardown() {
 	echo 0 >"$WORK/release"
 	bg_wait
 	[ "$WS" = "exit 124" ]
-	[[ $(<"$WORK/err") =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9]+\.[0-9]{3}s:\ timed\ out\ \(no\ attempts\ left\)$ ]]
+	[[ $(<"$WORK/err") =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9]+\.[0-9]{3}s:\ timed\ out\ after\ [0-9a-z.]+\ \(-t\)\ \(no\ attempts\ left\)$ ]]
 }
 
 @test "-k 0 with -m: the deadline sends no KILL either" {

@@ -166,7 +166,7 @@ stamped_run() {
 	run -1 --separate-stderr "$RETRY" --log-file="$WORK/gh" \
 	    --log-format=github -n 2 -b 0 false
 	[ "$(head -1 "$WORK/gh")" = \
-	    "::warning title=retry::attempt 1/2 failed (exit 1), next in 0.000s" ]
+	    "retry: attempt 1/2 failed (exit 1), next in 0.000s" ]
 }
 
 # stalled_log OPTION ARG...: runs wstatus WORK/ws retry OPTION=WORK/fifo
@@ -489,30 +489,36 @@ gh_run() {
 	    "$WORK/raw" >"$WORK/err"
 }
 
-@test "github: a warning for each retried failure, an error on giving up" {
+@test "github: retries are plain lines, one error titled with the command on giving up" {
+	# Issue 38: at most one annotation a run, for its outcome.
 	gh_run 7 -n 3 -b 0 -j none -- sh -c 'echo out; exit 7'
 	same_bytes "$WORK/out" $'out\nout\nout\n'
 	same_bytes "$WORK/err" "\
-::warning title=retry::attempt 1/3 failed (exit 7), next in 0.000s
-::warning title=retry::attempt 2/3 failed (exit 7), next in 0.000s
-::error title=retry::giving up after 3 attempts in Ts: exit 7 (no attempts left)
+retry: attempt 1/3 failed (exit 7), next in 0.000s
+retry: attempt 2/3 failed (exit 7), next in 0.000s
+::error title=retry sh -c echo out; exit 7::giving up after 3 attempts in Ts: exit 7 (no attempts left)
 "
 	# A run that is not retried gives up at once.
 	gh_run 2 -n 3 -b 0 -x 2 -- sh -c 'exit 2'
 	same_bytes "$WORK/err" "\
-::error title=retry::giving up after 1 attempt in Ts: exit 2 (not retried)
+::error title=retry sh -c exit 2::giving up after 1 attempt in Ts: exit 2 (not retried)
+"
+	# A long command is cut to 80 bytes, at a character's start.
+	gh_run 1 -n 1 -- sh -c "exit 1 # $(printf 'é%.0s' {1..40})"
+	same_bytes "$WORK/err" "\
+::error title=retry sh -c exit 1 # $(printf 'é%.0s' {1..27})...::giving up after 1 attempt in Ts: exit 1 (no attempts left)
 "
 }
 
-@test "github: a success after retries is a plain line; -v lines are plain" {
+@test "github: a success after retries is a plain line; -v lines are debug lines" {
 	gh_run 0 -n 3 -b 0 -j none -- sh -c '[ "$RETRY_ATTEMPT" = 2 ]'
 	same_bytes "$WORK/err" "\
-::warning title=retry::attempt 1/3 failed (exit 1), next in 0.000s
+retry: attempt 1/3 failed (exit 1), next in 0.000s
 retry: succeeded on attempt 2/3 after Ts
 "
 	gh_run 0 -v -n 3 -b 0 -j none -- true
-	[ "$(<"$WORK/err")" = "retry: attempt 1/3 starting
-retry: attempt 1/3 ended after Ts: exit 0
+	[ "$(<"$WORK/err")" = "::debug::attempt 1/3 starting
+::debug::attempt 1/3 ended after Ts: exit 0
 retry: succeeded on attempt 1/3 after Ts" ]
 	gh_run 1 -q -n 2 -b 0 -- false
 	same_bytes "$WORK/err" ""
@@ -531,8 +537,8 @@ retry: succeeded on attempt 1/3 after Ts" ]
 	sed -E 's/attempts in [0-9]+\.[0-9]{3}s/attempts in Ts/' "$WORK/raw" \
 	    >"$WORK/err"
 	same_bytes "$WORK/err" "\
-::warning title=re%25try%2Ca%3Ab::attempt 1/2 failed (exit 1), next in 0.000s
-::error title=re%25try%2Ca%3Ab::giving up after 2 attempts in Ts: exit 1 (no attempts left)
+re%try,a:b: attempt 1/2 failed (exit 1), next in 0.000s
+::error title=re%25try%2Ca%3Ab false::giving up after 2 attempts in Ts: exit 1 (no attempts left)
 "
 }
 
@@ -571,7 +577,7 @@ retry: succeeded on attempt 1/3 after Ts" ]
 	: >"$WORK/ghout"
 	GITHUB_OUTPUT=$WORK/ghout bg_retry --log-format=github -n 3 -b 60s \
 	    -j none -- false
-	wait_for_line "$WORK/err" '^::warning '
+	wait_for_line "$WORK/err" '^retry: attempt 1/3 failed'
 	kill -TERM "$RPID"
 	bg_wait
 	[ "$WS" = "signal 15" ]
@@ -585,7 +591,7 @@ retry: succeeded on attempt 1/3 after Ts" ]
 	gh_run 127 -n 1 -- $'nosuch\n::error::pwned%'
 	same_bytes "$WORK/err" "\
 retry: cannot run nosuch\\n::error::pwned%: No such file or directory
-::error title=retry::giving up after 1 attempt in Ts: exit 127 (not retried)
+::error title=retry nosuch%0A%3A%3Aerror%3A%3Apwned%25::giving up after 1 attempt in Ts: exit 127 (not retried)
 "
 }
 
@@ -593,8 +599,8 @@ retry: cannot run nosuch\\n::error::pwned%: No such file or directory
 	gh_run 1 -n 2 -b 0 -j none --retry-if-output=$'x|%0A::error::pwned|\e\\[2J' \
 	    -- sh -c 'echo x; exit 1'
 	same_bytes "$WORK/err" "\
-::warning title=retry::attempt 1/2 failed (exit 1, output matched 'x|%250A::error::pwned|\\e\\[2J'), next in 0.000s
-::error title=retry::giving up after 2 attempts in Ts: exit 1, output matched 'x|%250A::error::pwned|\\e\\[2J' (no attempts left)
+retry: attempt 1/2 failed (exit 1, output matched 'x|%0A::error::pwned|\\e\\[2J'), next in 0.000s
+::error title=retry sh -c echo x; exit 1::giving up after 2 attempts in Ts: exit 1, output matched 'x|%250A::error::pwned|\\e\\[2J' (no attempts left)
 "
 }
 

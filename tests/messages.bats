@@ -6,6 +6,7 @@
 
 load helpers/common
 load helpers/core
+load helpers/attempts
 
 setup() {
 	common_setup
@@ -218,4 +219,17 @@ retry: giving up after 1 attempt in '"${stderr_lines[1]#*attempt in }" ]
 	writes_whole -n 2 -b 0 --failed-output=/dev/full -- \
 	    sh -c 'echo x; exit 1'
 	writes_whole -n 1 --log-file=/dev/full -- false
+}
+
+@test "a command named like a unit: a value was given apart from its unit (issue 38)" {
+	run -127 --separate-stderr "$RETRY" -n 3 -b 5 sec -- true
+	expect_stderr \
+	    "retry: cannot run sec: No such file or directory (a unit apart from its number? a duration is one word, as in -b 5s: ns, us, ms, s, m, h or d)" \
+	    "retry: giving up after 1 attempt in Ts: exit 127 (not retried)"
+	# A program of that name found on PATH runs as any other.
+	mkdir "$WORK/bin"
+	printf '#!/bin/sh\nexit 0\n' >"$WORK/bin/s"
+	chmod +x "$WORK/bin/s"
+	PATH=$WORK/bin:$PATH run -0 --separate-stderr "$RETRY" -n 1 s
+	[ -z "$stderr" ]
 }

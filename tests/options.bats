@@ -50,7 +50,7 @@ setup() {
 @test "--version and -V print the version to stdout and exit 0" {
 	run -0 --separate-stderr "$RETRY" --version
 	[ -z "$stderr" ]
-	[[ $output =~ ^retry\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+	[[ $output =~ ^retry\ [0-9]+\.[0-9]+\.[0-9]+\ \(retry-backoff:\ exponential\ backoff\ and\ jitter\)$ ]]
 	local version=$output
 	run -0 --separate-stderr "$RETRY" -V
 	[ -z "$stderr" ]
@@ -316,7 +316,7 @@ setup() {
 	bad_value "$opt" ++1 "unknown item '+1'"
 	bad_value "$opt" 1,+2 "unknown item '+2'"
 	bad_value "$opt" SIGFOO "unknown item 'SIGFOO'"
-	bad_value "$opt" 'TERM ' "unknown item 'TERM '"
+	bad_value "$opt" 'TERM ' "unknown item 'TERM ' (spaces are not allowed in a list)"
 	bad_value "$opt" Timeout "unknown item 'Timeout'"
 	bad_value "$opt" 1x "item '1x': exit codes go from 0 to 255"
 	bad_value "$opt" "$(printf 'x%.0s' {1..70})" \
@@ -385,4 +385,41 @@ retry: giving up after 1 attempt in ${stderr##* in }" ]
 	[ "${stderr_lines[0]}" = "retry: cannot run echo hi: No such file or directory (the command is not run through a shell: give it and its arguments as separate words)" ]
 	giving_up "${stderr_lines[1]}" 1 "exit 127" "not retried"
 	[ "${#stderr_lines[@]}" -eq 2 ]
+}
+
+@test "Debian's retry spellings are refused naming the option here (issue 38)" {
+	local w words bad said
+	for w in "-d 1,2:-d:--delays=1s,2s" "--times 3:--times:-n, --attempts" \
+	    "--times=3:--times=3:-n, --attempts" \
+	    "-u success:-u:--until-failure, or --success-on" \
+	    "--until success:--until:--until-failure, or --success-on" \
+	    "-w fail:-w:-r, --retry-on" "--while fail:--while:-r, --retry-on"; do
+		IFS=: read -r words bad said <<<"$w"
+		# shellcheck disable=SC2086
+		run -125 --separate-stderr "$RETRY" $words -- true
+		[ "$output" = "" ]
+		[ "$stderr" = "retry: unknown option '$bad' (Debian's retry? here: $said); try 'retry --help'" ]
+	done
+	# Other unknown options get no hint; --until-failure still works.
+	run -125 --separate-stderr "$RETRY" -Z -- true
+	[ "$stderr" = "retry: unknown option '-Z'; try 'retry --help'" ]
+	run -0 --separate-stderr "$RETRY" --until-failure -n 2 -b 0 -- true
+}
+
+@test "--preset=list with a command is refused (issue 38)" {
+	run -125 --separate-stderr "$RETRY" --preset=list -- true
+	[ "$output" = "" ]
+	[ "$stderr" = "retry: --preset=list prints the presets: it runs no command; try 'retry --help'" ]
+	run -0 --separate-stderr "$RETRY" --preset=list
+	[ -n "$output" ]
+	[ "$stderr" = "" ]
+}
+
+@test "a space in a LIST: the error says spaces are not allowed (issue 38)" {
+	run -125 --separate-stderr "$RETRY" -r '1, 2' -- true
+	[ "$stderr" = "retry: invalid --retry-on '1, 2': unknown item ' 2' (spaces are not allowed in a list); try 'retry --help'" ]
+	run -125 --separate-stderr "$RETRY" --delays='1s, 2s' -- true
+	[ "$stderr" = "retry: invalid --delays '1s, 2s': value 2: expected a number (spaces are not allowed in a list); try 'retry --help'" ]
+	run -125 --separate-stderr "$RETRY" -r 'x' -- true
+	[ "$stderr" = "retry: invalid --retry-on 'x': unknown item 'x'; try 'retry --help'" ]
 }

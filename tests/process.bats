@@ -44,7 +44,7 @@ need_pidns() {
 	    "$RETRY" -n 2 -b 1ms -j none -t 20ms -- \
 	    sh -c 'sleep "$1" & exec sleep "$1"' sh "$MARK"
 	[ "${stderr_lines[0]}" = \
-	    "retry: attempt 1/2 failed (timed out), next in 0.001s" ]
+	    "retry: attempt 1/2 failed (timed out after 20ms (-t)), next in 0.001s" ]
 	wait_markers_gone
 }
 

@@ -88,9 +88,9 @@ STAMP='date +%s%N >>"$WORK/starts"'
 @test "a timed-out attempt that ran that long resets too" {
 	run -124 --separate-stderr "$RETRY" -n 4 -b 10ms -j none -t 100ms \
 	    --reset-after 50ms -- sleep 5
-	mapfile -t want < <(failed_lines 4 "timed out" 0.010s 0.010s 0.010s)
+	mapfile -t want < <(failed_lines 4 "timed out after 100ms (-t)" 0.010s 0.010s 0.010s)
 	expect_stderr "${want[@]}" \
-	    "retry: giving up after 4 attempts in Ts: timed out (no attempts left)"
+	    "retry: giving up after 4 attempts in Ts: timed out after 100ms (-t) (no attempts left)"
 }
 
 # sleeps_of JITTER SEED [OPTION...]: runs 7 attempts of 60 ms that fail,

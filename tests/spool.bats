@@ -692,7 +692,7 @@ stalled_json() {
 	    "$ATTEMPT" "$WORK" hang:1000 all
 	[ "$output" = "attempt 2" ]
 	[ "$(untimed "$stderr")" = "attempt 1
-retry: attempt 1/2 failed (timed out), next in 0.000s
+retry: attempt 1/2 failed (timed out after 2s (-t)), next in 0.000s
 retry: succeeded on attempt 2/2 after Ts" ]
 	assert_replayed "$input" hang:1000 all
 	assert_tmpdir_empty
@@ -704,7 +704,7 @@ retry: succeeded on attempt 2/2 after Ts" ]
 	    -I -O -n 1 -t 2s -- "$ATTEMPT" "$WORK" hang:1000
 	[ "$output" = "attempt 1" ]
 	[ "$(no_time "$stderr")" = \
-	    "retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]
+	    "retry: giving up after 1 attempt in Ts: timed out after 2s (-t) (no attempts left)" ]
 	assert_tmpdir_empty
 }
 

@@ -95,7 +95,7 @@ output for 100ms), next in 0.001s" ]
 @test "-t ends a steady writer that the stall timeout would not" {
 	run -124 --separate-stderr "$RETRY" -n 1 -t 400ms -S 5s -- \
 	    sh -c "$(steady 1 100 0.05)"
-	giving_up 1 "timed out" "no attempts left"
+	giving_up 1 "timed out after 400ms \\(-t\\)" "no attempts left"
 }
 
 @test "the stall timeout ends a silent attempt before -t" {

@@ -332,7 +332,7 @@ stalled() {
 	[ "$(<"$WORK/reader")" = "ended first" ]
 	[ "$(<"$WORK/rc")" = 124 ]
 	stderr=$(<"$WORK/err")
-	expect_stderr "retry: giving up after 1 attempt in Ts: timed out (no attempts left)"
+	expect_stderr "retry: giving up after 1 attempt in Ts: timed out after 300ms (-t) (no attempts left)"
 }
 
 @test "a reader that reads nothing: the timeout still ends the attempt" {

@@ -163,7 +163,7 @@ one_run() {
 	done
 	((zmax > 3)) && echo "FAIL run $i: $zmax zombies: ${ARGS[*]}"
 	# The retry lines, and the one that says which stop signal ended it.
-	if grep -Ev -e '^retry: attempt [0-9]+/inf failed \((exit [0-9]+|timed out(, killed)?|signal (USR1|USR2|ALRM))\), next in [0-9]+\.[0-9]{3}s$' \
+	if grep -Ev -e '^retry: attempt [0-9]+/inf failed \((exit [0-9]+|timed out( after [0-9.]+[a-z]+ \(-t\))?(, killed)?|signal (USR1|USR2|ALRM))\), next in [0-9]+\.[0-9]{3}s$' \
 	    -e '^retry: stopped by (INT|TERM|HUP|QUIT) (during|after) attempt [0-9]+/inf (after|in) [0-9]+\.[0-9]{3}s$' \
 	    -e '^retry: stopped by (INT|TERM|HUP|QUIT) during the splay after [0-9]+\.[0-9]{3}s$' \
 	    "$dir/err"; then

@@ -34,8 +34,8 @@ masked() {
 	    --delays=10ms,20ms -- ./flaky
 	[ "$output" = "" ]
 	[ "${#stderr_lines[@]}" -eq 3 ]
-	[ "${stderr_lines[0]}" = "::warning title=retry::attempt 1/5 failed (exit 1), next in 0.010s" ]
-	[ "${stderr_lines[1]}" = "::warning title=retry::attempt 2/5 failed (exit 1), next in 0.020s" ]
+	[ "${stderr_lines[0]}" = "retry: attempt 1/5 failed (exit 1), next in 0.010s" ]
+	[ "${stderr_lines[1]}" = "retry: attempt 2/5 failed (exit 1), next in 0.020s" ]
 	[[ ${stderr_lines[2]} =~ ^retry:\ succeeded\ on\ attempt\ 3/5\ after\ [0-9]+\.[0-9]{3}s$ ]]
 	[ "$(masked)" = "an earlier step wrote this
 ### retry: ./flaky

@@ -27,7 +27,7 @@ giving_up() {
 
 @test "a timed-out attempt exits 124 and its process is gone" {
 	run -124 --separate-stderr "$RETRY" -n 1 -t 20ms -- sleep "$MARK"
-	giving_up 1 "timed out" "no attempts left"
+	giving_up 1 "timed out after 20ms (-t)" "no attempts left"
 	[ "$output" = "" ]
 	wait_markers_gone
 }
@@ -37,8 +37,8 @@ giving_up() {
 	    sleep "$MARK"
 	[ "${#stderr_lines[@]}" -eq 2 ]
 	[ "${stderr_lines[0]}" = \
-	    "retry: attempt 1/2 failed (timed out), next in 0.001s" ]
-	stderr=${stderr_lines[1]} giving_up 2 "timed out" "no attempts left"
+	    "retry: attempt 1/2 failed (timed out after 20ms (-t)), next in 0.001s" ]
+	stderr=${stderr_lines[1]} giving_up 2 "timed out after 20ms (-t)" "no attempts left"
 	wait_markers_gone
 }
 
@@ -49,21 +49,21 @@ giving_up() {
 @test "a command that ignores the timeout signal is killed: 137" {
 	run -137 --separate-stderr "$RETRY" -n 1 -t 300ms -k 20ms -- \
 	    sh -c 'trap "" TERM; exec sleep "$1"' sh "$MARK"
-	giving_up 1 "timed out, killed" "no attempts left"
+	giving_up 1 "timed out after 300ms (-t), killed" "no attempts left"
 	wait_markers_gone
 }
 
 @test "-s KILL kills at once: 137" {
 	run -137 --separate-stderr "$RETRY" -n 1 -t 20ms -s KILL -- \
 	    sleep "$MARK"
-	giving_up 1 "timed out, killed" "no attempts left"
+	giving_up 1 "timed out after 20ms (-t), killed" "no attempts left"
 	wait_markers_gone
 }
 
 @test "-s 9, a number, is KILL too" {
 	run -137 --separate-stderr "$RETRY" -n 1 -t 300ms -s 9 -k inf -- \
 	    sh -c 'trap "" TERM; exec sleep "$1"' sh "$MARK"
-	giving_up 1 "timed out, killed" "no attempts left"
+	giving_up 1 "timed out after 300ms (-t), killed" "no attempts left"
 	wait_markers_gone
 }
 
@@ -76,7 +76,7 @@ giving_up() {
 	    sh -c 'for s in TERM INT HUP CONT USR1; do
 		trap "echo $s >>$2" "$s"; done; sleep "$1" & wait; wait' \
 	    sh "$MARK" "$got"
-	giving_up 1 "timed out, killed" "no attempts left"
+	giving_up 1 "timed out after 100ms (-t), killed" "no attempts left"
 	[ ! -e "$got" ]
 	# Finding the orphaned sleep is leftover tracking, the Linux build's.
 	if linux_capability; then
@@ -87,7 +87,7 @@ giving_up() {
 @test "-s 0 without a KILL: the attempt runs to its end, timed out: 124" {
 	run -124 --separate-stderr "$RETRY" -n 1 -t 50ms -s 0 -k 0 -- \
 	    sh -c 'sleep 0.3; exit 3'
-	giving_up 1 "timed out" "no attempts left"
+	giving_up 1 "timed out after 50ms (-t)" "no attempts left"
 }
 
 # The command starts with every signal blocked (retry passes its own
@@ -97,14 +97,14 @@ timeout_sends() {
 	# $1: the -s argument, $2: the signal number expected
 	run -124 --separate-stderr "$HELPERS/proc-sigmask" all "$RETRY" \
 	    -n 1 -t 20ms -s "$1" -k inf -- "$HELPERS/proc-pending" "$WORK"
-	giving_up 1 "timed out" "no attempts left"
+	giving_up 1 "timed out after 20ms (-t)" "no attempts left"
 	[ "$(<"$WORK/pending")" = "pending $2" ]
 }
 
 @test "the timeout sends TERM by default" {
 	run -124 --separate-stderr "$HELPERS/proc-sigmask" all "$RETRY" \
 	    -n 1 -t 20ms -k inf -- "$HELPERS/proc-pending" "$WORK"
-	giving_up 1 "timed out" "no attempts left"
+	giving_up 1 "timed out after 20ms (-t)" "no attempts left"
 	[ "$(<"$WORK/pending")" = "pending 15" ]
 }
 
@@ -144,13 +144,13 @@ timeout_sends() {
 	wait "$BG" || status=$?
 	BG=""
 	[ "$status" -eq 124 ]
-	stderr=$(<"$WORK/err") giving_up 1 "timed out" "no attempts left"
+	stderr=$(<"$WORK/err") giving_up 1 "timed out after 10ms (-t)" "no attempts left"
 }
 
 @test "a stopped attempt still times out" {
 	run -124 --separate-stderr "$RETRY" -n 1 -t 20ms -k inf -- \
 	    sh -c 'kill -STOP $$; exec sleep "$1"' sh "$MARK"
-	giving_up 1 "timed out" "no attempts left"
+	giving_up 1 "timed out after 20ms (-t)" "no attempts left"
 	wait_markers_gone
 }
 
@@ -158,7 +158,7 @@ timeout_sends() {
 	run -124 --separate-stderr "$RETRY" -n 3 -b 1ms -t 300ms \
 	    --stop-on=timeout -- sh -c 'echo "$RETRY_ATTEMPT" >>"$1/attempts";
 	    exec sleep "$2"' sh "$WORK" "$MARK"
-	giving_up 1 "timed out" "not retried"
+	giving_up 1 "timed out after 300ms (-t)" "not retried"
 	[ "$(<"$WORK/attempts")" = 1 ]
 	wait_markers_gone
 }
@@ -166,7 +166,7 @@ timeout_sends() {
 @test "--stop-on=timeout stops after a KILL too: 137" {
 	run -137 --separate-stderr "$RETRY" -n 3 -b 1ms -t 300ms -k 10ms \
 	    -x timeout -- sh -c 'trap "" TERM; exec sleep "$1"' sh "$MARK"
-	giving_up 1 "timed out, killed" "not retried"
+	giving_up 1 "timed out after 300ms (-t), killed" "not retried"
 	wait_markers_gone
 }
 
@@ -174,7 +174,7 @@ timeout_sends() {
 	run -0 --separate-stderr "$RETRY" -n 2 -b 1ms -j none -t 300ms -- \
 	    sh -c 'echo "$RETRY_ATTEMPT:$RETRY_PREV_STATUS" >>"$1/env"
 	    [ "$RETRY_ATTEMPT" = 2 ] || exec sleep "$2"' sh "$WORK" "$MARK"
-	[ "$(untimed "$stderr")" = "retry: attempt 1/2 failed (timed out), next in 0.001s
+	[ "$(untimed "$stderr")" = "retry: attempt 1/2 failed (timed out after 300ms (-t)), next in 0.001s
 retry: succeeded on attempt 2/2 after Ts" ]
 	[ "$(<"$WORK/env")" = $'1:\n2:124' ]
 }
@@ -185,7 +185,7 @@ retry: succeeded on attempt 2/2 after Ts" ]
 	    trap "" TERM
 	    [ "$RETRY_ATTEMPT" = 2 ] || exec sleep "$2"' sh "$WORK" "$MARK"
 	[ "$(untimed "$stderr")" = \
-	    "retry: attempt 1/2 failed (timed out, killed), next in 0.001s
+	    "retry: attempt 1/2 failed (timed out after 300ms (-t), killed), next in 0.001s
 retry: succeeded on attempt 2/2 after Ts" ]
 	[ "$(<"$WORK/env")" = $'1:\n2:137' ]
 }

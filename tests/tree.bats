@@ -37,7 +37,7 @@ run_tree() {
 	require_linux_capability "leftover tracking"
 	run_tree -n 1 -t @T@
 	[ "$status" -eq 124 ]
-	[[ $stderr =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9.]+s:\ timed\ out\ \(no\ attempts\ left\)$ ]]
+	[[ $stderr =~ ^retry:\ giving\ up\ after\ 1\ attempt\ in\ [0-9.]+s:\ timed\ out\ after\ [0-9a-z.]+\ \(-t\)\ \(no\ attempts\ left\)$ ]]
 	wait_markers_gone
 }
 
@@ -242,7 +242,7 @@ retry: succeeded on attempt 2/2 after Ts" ]
 	run -124 --separate-stderr "$RETRY" -n 1 -t 1s -k 50ms \
 	    -- sh -c '"$1" "$2/tid" & until [ -s "$2/tid" ]; do sleep 0.01
 	    done; exec sleep "$3"' sh "$ZOMBIE_LEADER" "$WORK" "$MARK"
-	[ "$(untimed "$stderr")" = "retry: giving up after 1 attempt in Ts: timed out (no attempts left)" ]
+	[ "$(untimed "$stderr")" = "retry: giving up after 1 attempt in Ts: timed out after 1s (-t) (no attempts left)" ]
 	[ -s "$WORK/tid" ]
 	[ ! -d "/proc/$(<"$WORK/tid")" ]
 }

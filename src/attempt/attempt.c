@@ -487,6 +487,8 @@ attempt_run(const struct sigstate *ss, const struct attempt_spec *sp,
 	o->stop_signal = signals_stop();
 	o->deadline = o->deadline && w.expired && !w.stalled;
 	o->stalled = w.stalled ? sp->stall : 0;
+	o->timeout = w.expired && !w.stalled && !o->deadline ? sp->timeout :
+	    0;
 	classify(&w, status, o);
 }
 

@@ -245,3 +245,26 @@ held_failed_sink(const char *where)
 		err_safe(EXIT_CANCELED, true, "--failed-output %s", where);
 	return fd;
 }
+
+/*
+ * A failed attempt's held output to its sink: dropped, or copied, a
+ * failure of the user's file said once (stderr's own is not retry's to
+ * report).  The stop signal that interrupted the copy, or 0.
+ */
+int
+held_flush_failed(const struct sigstate *ss, const struct held *h,
+    struct failed_sink *fs, nsec_t deadline)
+{
+	int rc;
+
+	if (fs->fd == -1)
+		return 0;
+	rc = held_flush(ss, h, fs->fd, deadline);
+	if (rc < 0 && fs->fd != STDERR_FILENO && errno != EAGAIN &&
+	    !fs->told) {
+		warnx_safe("--failed-output %s: %s", fs->name,
+		    strerror(errno));
+		fs->told = true;
+	}
+	return rc > 0 ? rc : 0;
+}

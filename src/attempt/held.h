@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "os/defs.h"
@@ -19,6 +20,16 @@ ssize_t		 held_take(struct held *h, int in, size_t len);
 ssize_t		 held_write(struct held *h, const char *buf, size_t n);
 int		 held_flush(const struct sigstate *ss, const struct held *h,
 		    int out, nsec_t deadline);
+/* Where a failed attempt's held output goes (--failed-output). */
+struct failed_sink {
+	int		 fd;		/* -1: dropped */
+	const char	*name;		/* as the user named it */
+	bool		 told;		/* that writing there failed */
+};
+
 int		 held_failed_sink(const char *where);
+
+int		 held_flush_failed(const struct sigstate *ss, const struct held *h,
+		    struct failed_sink *fs, nsec_t deadline);
 
 #endif /* HELD_H */

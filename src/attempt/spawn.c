@@ -13,8 +13,9 @@
  * handler before it unblocks them: nothing in the child writes retry's
  * memory.  Elsewhere, and in a sanitized build, it is fork().
  *
- * When the command cannot be started, it can also tell whether a word
- * that holds blanks was a command line meant for a shell.
+ * When the command cannot be started, it says so, and whether a word
+ * that holds blanks was a command line meant for a shell or a word was
+ * a unit that a space cut from an option's number ("-b 5 sec").
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -35,6 +36,7 @@
 #include "os/defs.h"
 #include "os/fd.h"
 #include "os/signals.h"
+#include "text/escape.h"
 #include "spawn.h"
 
 extern char **environ;
@@ -191,8 +193,8 @@ spawn_command(const struct sigstate *ss, char **argv, char **envp,
  * Whether the part of word before its first blank names a program, as a
  * path or on PATH as execvp(3) searches it: "curl -fsS URL" as one word.
  */
-bool
-spawn_first_part_runs(const char *word)
+static bool
+first_part_runs(const char *word)
 {
 	char part[PATH_MAX], path[PATH_MAX];
 	const char *dirs = getenv("PATH"), *colon;
@@ -217,4 +219,35 @@ spawn_first_part_runs(const char *word)
 		if (colon == NULL)
 			return false;
 	}
+}
+
+/* A unit, as a user of sleep(1) or Debian's retry might spell it. */
+static bool
+looks_like_unit(const char *w)
+{
+	/* Arrays, not pointers: no relocation for each at every start. */
+	static const char units[][8] = { "ns", "us", "ms", "s", "sec",
+	    "secs", "second", "seconds", "m", "min", "mins", "minute",
+	    "minutes", "h", "hr", "hrs", "hour", "hours", "d", "day", "days" };
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(w, units[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The command cmd could not be started for error: say why. */
+void
+spawn_cannot_run(const char *cmd, int error)
+{
+	const char *hint = "";
+
+	if (error == ENOENT && first_part_runs(cmd))
+		hint = " (the command is not run through a shell: give it and "
+		    "its arguments as separate words)";
+	else if (error == ENOENT && looks_like_unit(cmd))
+		hint = " (a unit apart from its number? a duration is one "
+		    "word, as in -b 5s: ns, us, ms, s, m, h or d)";
+	warnx_safe("cannot run %s: %s%s", cmd, strerror(error), hint);
 }

@@ -14,6 +14,6 @@
 
 int		 spawn_command(const struct sigstate *ss, char **argv,
 		    char **envp, const int fd[3], bool own_group, pid_t *pidp);
-bool		 spawn_first_part_runs(const char *word);
+void		 spawn_cannot_run(const char *cmd, int error);
 
 #endif /* SPAWN_H */

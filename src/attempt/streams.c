@@ -630,3 +630,13 @@ streams_flush(const struct sigstate *ss, const struct streams *st, int out,
 		return 0;
 	return held_flush(ss, st->held, out, deadline);
 }
+
+/* A failed attempt's held output to its sink: see held_flush_failed(). */
+int
+streams_flush_failed(const struct sigstate *ss, const struct streams *st,
+    struct failed_sink *fs, nsec_t deadline)
+{
+	if (st == NULL || st->held == NULL)
+		return 0;
+	return held_flush_failed(ss, st->held, fs, deadline);
+}

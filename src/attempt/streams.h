@@ -11,6 +11,7 @@
 
 #include "os/defs.h"
 #include "os/signals.h"
+#include "held.h"
 
 struct matcher;
 
@@ -30,5 +31,9 @@ _Noreturn void	 streams_fail(const struct streams *st, int error);
 int		 streams_end(struct streams *st, const char **text);
 int		 streams_flush(const struct sigstate *ss,
 		    const struct streams *st, int out, nsec_t deadline);
+
+int		 streams_flush_failed(const struct sigstate *ss,
+		    const struct streams *st, struct failed_sink *fs,
+		    nsec_t deadline);
 
 #endif /* STREAMS_H */

@@ -8,15 +8,19 @@
  * are bounded: unlimited attempts show DRYRUN_UNLIMITED_ROWS rows and a
  * count above DRYRUN_MAX_ROWS shows that many, so that the table starts
  * at once whatever -n says (-n 9223372036854775807 once ran until killed).
+ * run_nothing() is where every mode that runs no command starts: this
+ * table, or --guard-status and --guard-reset.
  */
 #include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "guard/guard.h"
 #include "guard/spec.h"
 #include "os/clock.h"
 #include "os/defs.h"
+#include "os/signals.h"
 #include "policy/backoff.h"
 #include "text/format.h"
 #include "config.h"
@@ -139,6 +143,32 @@ dry_guard(const struct guard_spec *g, const char *what)
 }
 
 /*
+ * The worst case of the sleeps, which the deadline bounds: the windows
+ * of the rows above can add up to more than --max-time (after the
+ * splay), which the run never sleeps into.
+ */
+static void
+dry_worst(const struct config *cfg, nsec_t worst)
+{
+	nsec_t splay = cfg->sched.splay;
+	char w[32], all[32];
+	bool cut = cfg->max_time != 0 && (worst == NSEC_INF ||
+	    worst - splay > cfg->max_time);
+
+	format_seconds(all, sizeof(all), worst);
+	if (cut)
+		worst = nsec_add(splay, cfg->max_time);
+	format_seconds(w, sizeof(w), worst);
+	/* A saturated sum prints as "inf", which takes no unit. */
+	printf("# worst-case total sleep for the rows above: %s%s", w,
+	    worst == NSEC_INF ? "" : "s");
+	if (cut)
+		printf(" (--max-time ends the run first; their windows add "
+		    "up to %s%s)", all, strcmp(all, "inf") == 0 ? "" : "s");
+	printf("\n");
+}
+
+/*
  * --dry-run: the schedule as a table whose columns line up, each with
  * one number of decimals for all its values: a first pass measures the
  * rows, a second prints them, from the same seed.
@@ -169,10 +199,7 @@ dry_run(const struct config *cfg)
 		printf("# --max-time=%ss ends the run before attempt %lld\n", w,
 		    t.cut);
 	}
-	format_seconds(w, sizeof(w), t.worst);
-	/* A saturated sum prints as "inf", which takes no unit. */
-	printf("# worst-case total sleep for the rows above: %s%s\n", w,
-	    t.worst == NSEC_INF ? "" : "s");
+	dry_worst(cfg, t.worst);
 	if (cfg->reset_after != 0) {
 		format_seconds(w, sizeof(w), cfg->reset_after);
 		printf("# --reset-after=%ss starts the schedule over after an "
@@ -199,4 +226,20 @@ dry_run(const struct config *cfg)
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(EXIT_CANCELED, "standard output");
 	return 0;
+}
+
+/* --dry-run, --guard-status and --guard-reset: no command runs. */
+int
+run_nothing(const struct config *cfg)
+{
+	struct sigstate *ss;
+	int status;
+
+	if (cfg->dry_run)
+		return dry_run(cfg);
+	ss = signals_init();
+	status = guards_tool(&cfg->budget, &cfg->breaker, cfg->guard_reset,
+	    ss);
+	free(ss);	/* main returns: for the leak checkers */
+	return status;
 }

@@ -32,29 +32,29 @@ static const char help_text[] =
 "      --preset=NAME         a known system's schedule, or list           [none]\n"
 "      --delays=LIST         DURATIONs, comma-separated: retry k waits the k-th,\n"
 "                            the last repeated; no -b, -f, -c, --preset;\n"
-"                            jitter none unless -j is given          [computed]\n"
+"                            jitter none unless -j is given           [computed]\n"
 "\n"
 "Policy (LIST: exit codes, ranges such as 1-125, signal names, timeout):\n"
 "  -r, --retry-on=LIST       outcomes that are retried\n"
-"        [1-255 but 126,127; timeout; signals but INT, TERM, HUP, QUIT, PIPE]\n"
+"           [1-255 but 126,127; timeout; signals but INT, TERM, HUP, QUIT, PIPE]\n"
 "  -x, --stop-on=LIST        outcomes never retried; wins over -r         [none]\n"
 "      --success-on=LIST     outcomes that count as success                  [0]\n"
 "      --http=FILE           read the HTTP status and Retry-After that the\n"
-"                            command saves in FILE (curl -D FILE)      [none]\n"
+"                            command saves in FILE (curl -D FILE)         [none]\n"
 "  LIST items may also be HTTP statuses, http:NNN or http:Nxx; with --http,\n"
 "  408, 429, 500, 502, 503 and 504 are retried, other statuses from 400 not.\n"
 "  A LIST that starts with + adds to the default instead: -r +75.\n"
-"      --success-if-output=ERE  a line matching ERE: success               [none]\n"
-"      --stop-if-output=ERE  a line matching ERE: not retried              [none]\n"
-"      --retry-if-output=ERE a line matching ERE: retried                  [none]\n"
-"      --reset-after=DURATION  a run this long restarts the schedule      [never]\n"
+"      --success-if-output=ERE  a line matching ERE: success              [none]\n"
+"      --stop-if-output=ERE  a line matching ERE: not retried             [none]\n"
+"      --retry-if-output=ERE a line matching ERE: retried                 [none]\n"
+"      --reset-after=DURATION  a run this long restarts the schedule     [never]\n"
 "      --until-failure       run again after each success, until the first\n"
 "                            failure: for flaky tests\n";
 
 static const char help_text2[] =
 "Hooks (CMD runs through /bin/sh -c):\n"
-"      --on-retry=CMD        run after a failed attempt, before the sleep  [none]\n"
-"      --on-give-up=CMD      run once when retry gives up                  [none]\n"
+"      --on-retry=CMD        run after a failed attempt, before sleeping  [none]\n"
+"      --on-give-up=CMD      run once when retry gives up                 [none]\n"
 "\n"
 "Time and signals:\n"
 "  -t, --timeout=DURATION    limit for each attempt, 0 for none           [none]\n"
@@ -62,22 +62,22 @@ static const char help_text2[] =
 "  -k, --kill-after=DURATION then SIGKILL after this long, or inf          [10s]\n"
 "  -m, --max-time=DURATION   limit for the whole run, 0 for none          [none]\n"
 "  -S, --stall-timeout=DURATION  end an attempt that writes nothing to\n"
-"                            stdout or stderr this long, as -t does      [none]\n"
+"                            stdout or stderr this long, as -t does       [none]\n"
 "      --foreground          always stay in the caller's process group\n"
 "\n"
 "Pipelines:\n"
 "  -I, --replay-stdin        give every attempt the same standard input\n"
 "  -O, --hold-stdout         pass on only the final attempt's stdout\n"
 "      --failed-output=WHERE where a failed attempt's stdout goes (sets -O):\n"
-"                            stderr, drop or a file to append to         [stderr]\n"
+"                            stderr, drop or a file to append to        [stderr]\n"
 "\n"
 "Shared limits (NAME, or for a fleet redis[s]://[USER@]HOST[:PORT][/DB]/NAME\n"
 "               or unix://[USER@]/PATH/NAME[?db=DB]):\n"
 "      --budget=SPEC         NAME[,tokens=N][,ratio=R][,refill=DURATION]: one\n"
 "                            retry budget for every retry that names it,\n"
-"                            a token back every DURATION [none; 100, 0.1, 10s]\n"
+"                            a token back every DURATION   [none; 100, 0.1, 10s]\n"
 "      --breaker=SPEC        NAME[,failures=N][,cooldown=DURATION]: no runs\n"
-"                            for a cooldown after N failed runs     [none; 5, 1m]\n"
+"                            for a cooldown after N failed runs    [none; 5, 1m]\n"
 "      --guard-status        show the budget's and breaker's state, run nothing\n"
 "      --guard-reset         refill the budget, close the breaker, and show\n"
 "\n"
@@ -118,7 +118,8 @@ help_info(enum parse_result r)
 	case PARSE_HELP:
 		return help_print(stdout) == EOF ? EXIT_CANCELED : 0;
 	case PARSE_VERSION:
-		printf("retry %s\n", RETRY_VERSION);
+		/* Debian's retry says "retry 1.0.5": which program this is. */
+		printf("retry %s (retry-backoff: exponential backoff and jitter)\n", RETRY_VERSION);
 		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
 	default:
 		if (preset_list(stdout) != 0)

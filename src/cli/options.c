@@ -68,7 +68,8 @@ enum {
 	OPT_FAILED_OUTPUT,
 	OPT_PRESET,
 	OPT_UNTIL_FAILURE,
-	OPT_DELAYS
+	OPT_DELAYS,
+	OPT_DEBIAN_UNTIL	/* not an option: see debian_hint() */
 };
 
 static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:S:IOqvhV";
@@ -115,6 +116,8 @@ static const struct option longopts[] = {
 	{ "on-give-up",		required_argument,	NULL, OPT_ON_GIVE_UP },
 	{ "reset-after",	required_argument,	NULL, OPT_RESET_AFTER },
 	{ "until-failure",	no_argument,		NULL, OPT_UNTIL_FAILURE },
+	/* Else --until would abbreviate --until-failure and eat its value. */
+	{ "until",		required_argument,	NULL, OPT_DEBIAN_UNTIL },
 	{ "delays",		required_argument,	NULL, OPT_DELAYS },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "verbose",		no_argument,		NULL, 'v' },
@@ -321,6 +324,30 @@ parse_flag(int opt, struct config *cfg)
 }
 
 /*
+ * Debian's retry(1) spells some options otherwise (-d, -u, -w, --times;
+ * its -t, the times, is the timeout here): for an unknown option that is
+ * one of them, what does it here, or "".
+ */
+static const char *
+debian_hint(const char *word)
+{
+	/* Arrays, not pointers: no relocation for each at every start. */
+	static const char hints[][2][40] = {
+		{ "-d", "--delays=1s,2s" }, { "--times", "-n, --attempts" },
+		{ "-u", "--until-failure, or --success-on" },
+		{ "--until", "--until-failure, or --success-on" },
+		{ "-w", "-r, --retry-on" }, { "--while", "-r, --retry-on" },
+	};
+	size_t i, n = strcspn(word, "=");
+
+	for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+		if (strlen(hints[i][0]) == n &&
+		    strncmp(word, hints[i][0], n) == 0)
+			return hints[i][1];
+	return NULL;
+}
+
+/*
  * What getopt rejected: an unknown option or a missing value.  word is
  * the argument getopt was working on: argv[optind - 1] would be the one
  * before it when the bad letter starts a cluster such as -Zq.
@@ -329,6 +356,8 @@ static void
 describe_bad_option(int opt, const char *word, char *err, size_t len)
 {
 	bool is_long = strncmp(word, "--", 2) == 0;
+	char bad[VALUE_SHOWN + 8];
+	const char *hint;
 
 	if (opt == ':') {
 		if (is_long)
@@ -339,10 +368,16 @@ describe_bad_option(int opt, const char *word, char *err, size_t len)
 	} else if (is_long && optopt != 0)	/* known, but --flag=value */
 		snprintf(err, len, "option '--%s' takes no value",
 		    long_name(optopt));
-	else if (!is_long)
-		snprintf(err, len, "unknown option '-%c'", optopt);
-	else
-		snprintf(err, len, "unknown option '%s'", word);
+	else {
+		if (!is_long)
+			snprintf(bad, sizeof(bad), "-%c", optopt);
+		else
+			snprintf(bad, sizeof(bad), "%.*s", VALUE_SHOWN, word);
+		hint = debian_hint(bad);
+		snprintf(err, len, "unknown option '%s'%s%s%s", bad,
+		    hint != NULL ? " (Debian's retry? here: " : "",
+		    hint != NULL ? hint : "", hint != NULL ? ")" : "");
+	}
 }
 
 /* The last --preset of argv, or NULL; errors are left to parse_vector(). */
@@ -466,6 +501,17 @@ parse_one(int opt, struct config *cfg, struct pass *p, char *err,
 	return PARSE_OK;
 }
 
+/* --preset=list prints the presets: a command after it is a mistake. */
+static enum parse_result
+presets_only(bool command, char *err, size_t len)
+{
+	if (!command)
+		return PARSE_PRESETS;
+	snprintf(err, len, "--preset=list prints the presets: it runs no "
+	    "command");
+	return PARSE_ERROR;
+}
+
 /*
  * The options of one vector into cfg; p->end is the index of its first
  * word that is no option.  last_arg catches a "--" that ended the
@@ -477,6 +523,7 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 {
 	enum parse_result r;
 	const char *refused, *last_arg = NULL;
+	bool list = false;
 	int opt, at;
 
 	p->lists[0] = cfg->retry_on;
@@ -499,10 +546,13 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 		if (opt == 'V')
 			return PARSE_VERSION;
 		if (opt == OPT_PRESET && optarg != NULL &&
-		    strcmp(optarg, "list") == 0)
-			return PARSE_PRESETS;
-		if (opt == '?' || opt == ':') {
-			describe_bad_option(opt, argv[at], err, len);
+		    strcmp(optarg, "list") == 0) {
+			list = true;
+			continue;
+		}
+		if (opt == '?' || opt == ':' || opt == OPT_DEBIAN_UNTIL) {
+			describe_bad_option(opt == ':' ? ':' : '?', argv[at],
+			    err, len);
 			return PARSE_ERROR;
 		}
 		if ((r = parse_one(opt, cfg, p, err, len)) != PARSE_OK)
@@ -510,6 +560,8 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 		last_arg = optarg;
 	}
 	p->end = optind;
+	if (list)
+		return presets_only(optind < argc, err, len);
 	if (!check_delays(cfg, p, err, len))
 		return PARSE_ERROR;
 	if (p->from_env && optind > 1 && strcmp(argv[optind - 1], "--") ==

@@ -49,7 +49,9 @@ parse_delays(const char *s, struct schedule *sched, char *why, size_t len)
 		item[n] = '\0';
 		if ((bad = parse_duration(item, &sched->delays[count],
 		    false)) != NULL) {
-			snprintf(why, len, "value %d: %s", count + 1, bad);
+			snprintf(why, len, "value %d: %s%s", count + 1, bad,
+			    strpbrk(item, " \t") != NULL ? " (spaces are not "
+			    "allowed in a list)" : "");
 			return why;
 		}
 		count++;

@@ -2,8 +2,9 @@
  * log.c: what retry tells its user while it works, and where.  The text
  * sink is stderr or --log-file: lines that start with "retry: " (after
  * the local time, in a --log-file that is a regular file), or with
- * --log-format=github the GitHub Actions workflow commands that turn a
- * retried failure into a warning and giving up into an error.  On a
+ * --log-format=github the GitHub Actions workflow commands: one
+ * annotation for the run's outcome (an error on giving up), titled with
+ * the command, the retries as plain lines and -v's as debug lines.  On a
  * terminal the wait before the next attempt is a status line that counts
  * down in place and then leaves the plain line behind: log.c makes both
  * lines, status.c draws them.  The JSON log,
@@ -221,8 +222,8 @@ line_start(const struct log *lg, struct strbuf *sb)
 
 /*
  * A message as a line of the log, in line: a text line, or with
- * --log-format=github and an annotation (warning, error, notice) that
- * GitHub Actions workflow command, titled with the program's name.  The
+ * --log-format=github and an annotation (error, notice; debug for -v's
+ * lines) that GitHub Actions workflow command, titled with gh_title().  The
  * message may hold outside text (an ERE, a path, a header's value): it is
  * made visible, or escaped as workflow-command data, in one place, so
  * that it stays one line whatever it holds.
@@ -232,9 +233,14 @@ format_line(const struct log *lg, const char *annotation, const char *msg,
     struct strbuf *line)
 {
 	if (annotation != NULL && lg->format == LOG_GITHUB) {
-		sb_printf(line, "::%s title=", annotation);
-		sb_github(line, getprogname(), true);
-		sb_str(line, "::");
+		if (strcmp(annotation, "debug") == 0)
+			sb_str(line, "::debug::");
+		else {
+			sb_printf(line, "::%s title=", annotation);
+			sb_github(line, *lg->title != '\0' ? lg->title :
+			    getprogname(), true);
+			sb_str(line, "::");
+		}
 		sb_github(line, msg, false);
 	} else {
 		line_start(lg, line);
@@ -259,8 +265,29 @@ say(struct log *lg, const char *annotation, const char *fmt, ...)
 	sb_free(&line);
 }
 
-/* A text line, in every format. */
+/* A text line, in every format; one of -v's, a debug line in github's. */
 #define text(lg, ...)	say((lg), NULL, __VA_ARGS__)
+#define verbose(lg, ...)	say((lg), "debug", __VA_ARGS__)
+
+/*
+ * The annotation's title: the program's name and the command, cut at a
+ * character's start to fit, so that in a job with several retry steps
+ * the one that gave up is known.
+ */
+static void
+gh_title(struct log *lg, char **argv)
+{
+	size_t n, cap = sizeof(lg->title);
+
+	n = (size_t)snprintf(lg->title, cap, "%s", getprogname());
+	for (; *argv != NULL && n < cap; argv++)
+		n += (size_t)snprintf(lg->title + n, cap - n, " %s", *argv);
+	if (n < cap)
+		return;
+	for (n = cap - 4; n > 0 && (lg->title[n] & 0xc0) == 0x80; n--)
+		continue;
+	memcpy(lg->title + n, "...", 4);
+}
 
 /* The outcome as text, of any length: it can hold a long ERE. */
 static char *
@@ -315,11 +342,13 @@ log_start(struct log *lg, const struct log_run *run, nsec_t t0)
 {
 	lg->json.t0 = t0;
 	jsonlog_start(&lg->json, run);
-	if (lg->format == LOG_GITHUB)
+	if (lg->format == LOG_GITHUB) {
 		lg->summary = summary_open(getenv("GITHUB_STEP_SUMMARY"),
 		    run->argv);
+		gh_title(lg, run->argv);
+	}
 	if (run->env_options != NULL && says(lg, 1))
-		text(lg, "options from RETRY_OPTIONS: %s", run->env_options);
+		verbose(lg, "options from RETRY_OPTIONS: %s", run->env_options);
 }
 
 void
@@ -332,7 +361,7 @@ log_attempt_start(struct log *lg, long long k)
 	if (!says(lg, 1))
 		return;
 	attempt_name(lg, k, name, sizeof(name));
-	text(lg, "attempt %s starting", name);
+	verbose(lg, "attempt %s starting", name);
 }
 
 void
@@ -352,7 +381,7 @@ log_attempt_end(struct log *lg, long long k, const struct outcome *o)
 	attempt_name(lg, k, name, sizeof(name));
 	what = outcome_text(o);
 	format_ms(d, sizeof(d), o->duration);
-	text(lg, "attempt %s ended after %ss: %s", name, d, what);
+	verbose(lg, "attempt %s ended after %ss: %s", name, d, what);
 	free(what);
 }
 
@@ -383,7 +412,7 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 	format_ms(d, sizeof(d), sl->sleep);
 	sb_printf(&msg, "attempt %s %s (%s)", name, verb, what);
 	sb_printf(&next, "%s, next in %ss%s", sb_text(&msg), d, sb_text(&ra));
-	format_line(lg, "warning", sb_text(&next), &plain);
+	format_line(lg, NULL, sb_text(&next), &plain);
 	status_wait(&lg->line, sb_text(&msg), &plain);
 	free(what);
 	sb_free(&ra);
@@ -529,7 +558,7 @@ log_note(struct log *lg, long long k, const char *fmt, ...)
 	sb_vprintf(&msg, fmt, ap);
 	va_end(ap);
 	attempt_name(lg, k, name, sizeof(name));
-	text(lg, "attempt %s: %s", name, sb_text(&msg));
+	verbose(lg, "attempt %s: %s", name, sb_text(&msg));
 	sb_free(&msg);
 }
 

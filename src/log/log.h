@@ -31,6 +31,7 @@ struct log {
 	bool		 until_failure;	/* the sleeps follow successes */
 	struct summary	*summary;	/* $GITHUB_STEP_SUMMARY's, or NULL */
 	nsec_t		 attempt_at;	/* when the attempt started, from t0 */
+	char		 title[80];	/* github: retry and the command, cut */
 };
 /* What log_open() needs of the command line. */
 struct log_options {

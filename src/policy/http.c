@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "os/defs.h"
-#include "text/format.h"
 #include "http.h"
 #include "outcomes.h"
 
@@ -463,16 +462,15 @@ http_parse_retry_after(const char *s, nsec_t wall, nsec_t *delay)
 /*
  * What the server's Retry-After in h asks of the next sleep, from the
  * wall-clock time wall: HTTP_WAIT_NONE, no field; HTTP_WAIT, the delay
- * in *delay; HTTP_WAIT_IGNORED, a field that cannot be read, and msg
- * (len bytes) says why; HTTP_WAIT_TOO_LONG, a delay above cap, and msg
- * is the reason why the run ends.
+ * in *delay; HTTP_WAIT_LONG, a delay above cap in *delay, and msg says
+ * "the server asks to wait Ns" for the caller to finish; HTTP_WAIT_IGNORED,
+ * a field that cannot be read, and msg (len bytes) says why.
  */
 enum http_wait
 http_wait(const struct http_head *h, nsec_t wall, nsec_t cap,
     nsec_t *delay, char *msg, size_t len)
 {
 	const char *why = NULL;
-	char c[32];
 
 	*delay = -1;
 	if (h->status == 0 || h->retry_after_fields == 0)
@@ -493,9 +491,21 @@ http_wait(const struct http_head *h, nsec_t wall, nsec_t cap,
 	if (*delay <= cap)
 		return HTTP_WAIT;
 	/* Whole seconds, rounded up: never "60s, more than --cap=60s". */
-	format_short(c, sizeof(c), cap);
-	snprintf(msg, len, "the server asks to wait %llds, more than "
-	    "--cap=%ss", (long long)((*delay + NSEC_PER_SEC - 1) /
-	    NSEC_PER_SEC), c);
-	return HTTP_WAIT_TOO_LONG;
+	snprintf(msg, len, "the server asks to wait %llds",
+	    (long long)((*delay + NSEC_PER_SEC - 1) / NSEC_PER_SEC));
+	return HTTP_WAIT_LONG;
+}
+
+/*
+ * Whether a word of the command names path, as "-D path" or
+ * "--dump-header=path" do: then an empty head is the server's silence
+ * (a refused connection), not a command that was never told to write it.
+ */
+bool
+http_path_named(char *const argv[], const char *path)
+{
+	for (; *argv != NULL; argv++)
+		if (strstr(*argv, path) != NULL)
+			return true;
+	return false;
 }

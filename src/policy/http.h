@@ -14,6 +14,8 @@
 
 #define HTTP_HEAD_MAX	((size_t)64 * 1024)	/* bytes of FILE read */
 #define HTTP_VALUE_MAX	64		/* a Retry-After value kept */
+/* The longest Retry-After honoured without --max-time: an hour. */
+#define HTTP_WAIT_CEILING	(INT64_C(3600) * NSEC_PER_SEC)
 struct http_head {
 	int		status;		/* the last final status; 0: none */
 	int		retry_after_fields;	/* in that head */
@@ -39,9 +41,10 @@ enum http_wait {
 	HTTP_WAIT_NONE,
 	HTTP_WAIT,
 	HTTP_WAIT_IGNORED,
-	HTTP_WAIT_TOO_LONG
+	HTTP_WAIT_LONG
 };
 enum http_wait	 http_wait(const struct http_head *h, nsec_t wall, nsec_t cap,
 		    nsec_t *delay, char *msg, size_t len);
+bool		 http_path_named(char *const argv[], const char *path);
 
 #endif /* HTTP_H */

@@ -184,7 +184,9 @@ parse_outcomes(const char *s, struct outcome_set *set,
 		memcpy(item, s, len);
 		item[len] = '\0';
 		if ((bad = parse_outcome_item(item, &add)) == unknown_item)
-			snprintf(why, whylen, "unknown item '%s'", item);
+			snprintf(why, whylen, "unknown item '%s'%s", item,
+			    strpbrk(item, " \t") != NULL ? " (spaces are not "
+			    "allowed in a list)" : "");
 		else if (bad != NULL)
 			snprintf(why, whylen, "item '%s': %s", item, bad);
 		if (bad != NULL)
@@ -254,8 +256,8 @@ outcomes_add_exit(struct outcome_set *set, int code)
 }
 
 /*
- * "exit 3", "signal TERM", "timed out", with the output condition: the
- * outcome without the HTTP status.
+ * "exit 3", "signal TERM", "timed out after 1s (-t)", with the output
+ * condition: the outcome without the HTTP status.
  */
 static int
 outcome_plain(char *buf, size_t len, const struct outcome *o)
@@ -269,8 +271,12 @@ outcome_plain(char *buf, size_t len, const struct outcome *o)
 		    sig_name(o->value, name, sizeof(name)));
 		break;
 	case OUT_TIMEOUT:
-		n = snprintf(buf, len, o->value == EXIT_KILLED ?
-		    "timed out, killed" : "timed out");
+		/* The limit named, as timeout(1)'s users look for it. */
+		format_span(span, sizeof(span), o->timeout);
+		n = snprintf(buf, len, "timed out%s%s%s%s", o->timeout != 0 ?
+		    " after " : "", o->timeout != 0 ? span : "",
+		    o->timeout != 0 ? " (-t)" : "", o->value == EXIT_KILLED ?
+		    ", killed" : "");
 		if (o->stalled != 0 && n >= 0) {
 			format_span(span, sizeof(span), o->stalled);
 			n += snprintf((size_t)n < len ? buf + n : NULL,

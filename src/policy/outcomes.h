@@ -42,6 +42,8 @@ struct outcome {
 	bool		deadline;	/* the --max-time deadline ended it */
 	nsec_t		stalled;	/* --stall-timeout ended it: the
 					   timeout; 0: it did not */
+	nsec_t		timeout;	/* -t, when it ended the attempt; 0:
+					   it did not */
 	int		stop_signal;	/* a signal retry received: forwarded */
 	int		matched;	/* the output condition, or -1 */
 	const char	*matched_text;	/* its ERE */
