@@ -186,7 +186,7 @@ retry: giving up after 1 attempt in '"${stderr_lines[1]#*attempt in }" ]
 	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none --log-format=github \
 	    --retry-if-output=$'\u2066|x' -- sh -c 'echo x; exit 1'
 	[ "${stderr_lines[0]}" = \
-	    "::warning title=retry::attempt 1/2 failed (exit 1, output matched '\\u2066|x'), next in 0.000s" ]
+	    "retry: attempt 1/2 failed (exit 1, output matched '\\u2066|x'), next in 0.000s" ]
 	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
 	    --retry-if-output=$'\u202e|x' -- sh -c 'echo x; exit 1'
 	[ "${stderr_lines[0]}" = \
