@@ -188,7 +188,8 @@ static bool
 start_tls(struct redis *r, const char *host, int port, char *why, size_t len)
 {
 	struct tls_wait w = { r->ss, r->deadline, r->mark };
-	bool ok = tls_start(r->tls, r->c->fd, host, port, &w, why, len);
+	struct tls_peer p = { host, port };
+	bool ok = tls_start(r->tls, r->c->fd, &p, &w, why, len);
 
 	if (!ok && errno == ETIMEDOUT)
 		redis_late(r, why, len);

@@ -443,21 +443,21 @@ tls_new(const struct tls_files *files, const char *host, int port,
 }
 
 /*
- * A TLS session of t on the connected, non-blocking socket fd, to host,
- * its handshake done within the caller's wait w: true, or false with
+ * A TLS session of t on the connected, non-blocking socket fd, to p, its
+ * handshake done within the caller's wait w: true, or false with
  * errno ETIMEDOUT (w's deadline), EINTR (a stop signal since w's mark),
  * or another with why filled in.
  */
 bool
-tls_start(struct tls *t, int fd, const char *host, int port,
+tls_start(struct tls *t, int fd, const struct tls_peer *p,
     const struct tls_wait *w, char *why, size_t len)
 {
 	int e;
 
 	tls_end(t);
-	if (!make_ssl(t, fd, host, why, len))
+	if (!make_ssl(t, fd, p->host, why, len))
 		return false;
-	resume(t, host, port);
+	resume(t, p->host, p->port);
 	if (handshake(t, fd, w, why, len))
 		return true;
 	e = errno != 0 ? errno : EPROTO;
@@ -559,13 +559,12 @@ tls_new(const struct tls_files *files, const char *host, int port,
 }
 
 bool
-tls_start(struct tls *t, int fd, const char *host, int port,
+tls_start(struct tls *t, int fd, const struct tls_peer *p,
     const struct tls_wait *w, char *why, size_t len)
 {
 	(void)t;
-	(void)port;
 	(void)fd;
-	(void)host;
+	(void)p;
 	(void)w;
 	snprintf(why, len, "built without TLS support (OpenSSL)");
 	return false;

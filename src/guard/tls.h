@@ -27,11 +27,17 @@ struct tls_wait {
 	long		 mark;
 };
 
+/* Whom a session is with: the name its certificate must bear, the port. */
+struct tls_peer {
+	const char	*host;
+	int		 port;
+};
+
 struct tls;
 bool		 tls_built_in(void);
 struct tls	*tls_new(const struct tls_files *files, const char *host,
 		    int port, char *why, size_t len);
-bool		 tls_start(struct tls *t, int fd, const char *host, int port,
+bool		 tls_start(struct tls *t, int fd, const struct tls_peer *p,
 		    const struct tls_wait *w, char *why, size_t len);
 void		 tls_end(struct tls *t);
 ssize_t		 tls_read(struct tls *t, void *buf, size_t n, short *events,
