@@ -410,7 +410,8 @@ for _ in range(6000):
 	command -v pkg-config >/dev/null && pkg-config --exists libbsd-overlay ||
 	    needs "pkg-config and libbsd-overlay are needed to build retry"
 	mkdir "$WORK/plain"
-	# shellcheck disable=SC2046 # pkg-config prints several words
+	# shellcheck disable=SC2046,SC2153 # pkg-config prints several words;
+	# ROOT is common.bash's
 	"${CC:-cc}" -std=c11 -D_GNU_SOURCE -I"$ROOT/src" \
 	    $(pkg-config --cflags libbsd-overlay) -o "$WORK/plain/retry" \
 	    "$ROOT"/src/*.c "$ROOT"/src/*/*.c $(pkg-config --libs libbsd-overlay)

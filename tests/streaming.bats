@@ -310,7 +310,7 @@ gone_reader() {
 	# command goes on to its end.
 	run -0 --separate-stderr sh -c '"$0" -n 2 -b 0 -S5 -- \
 	    sh -c "cat /etc/services >&2; echo done" 2>/dev/full' "$RETRY"
-	[ "$output" = done ]
+	[ "$output" = "done" ]
 	[ "$stderr" = "" ]
 }
 
