@@ -53,6 +53,8 @@ python3 build-aux/run-action.py "$tmp/action" command=true \
     >/dev/null 2>"$tmp/stderr2" || status=$?
 [[ ! -e $tmp/pwned ]] || fail "an option ran code"
 ((status == 125)) || fail "a bad option: want exit 125, got $status"
+grep -qx status=125 "$GITHUB_OUTPUT" ||
+    fail "a bad option: want the output status=125, got: $(cat "$GITHUB_OUTPUT")"
 : >"$GITHUB_OUTPUT"
 python3 build-aux/run-action.py "$tmp/action" \
     command='printf "%s|" "a  b" "$(echo c)" >"$RUNNER_TEMP/said"; exit 3' \
