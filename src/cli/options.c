@@ -365,10 +365,11 @@ describe_bad_option(int opt, const char *word, char *err, size_t len)
 		else
 			snprintf(err, len, "option '-%c' needs a value",
 			    optopt);
-	} else if (is_long && optopt != 0)	/* known, but --flag=value */
+	} else if (is_long && opt == '?' && optopt != 0) {
+		/* known, but --flag=value (--until matched: optopt is stale) */
 		snprintf(err, len, "option '--%s' takes no value",
 		    long_name(optopt));
-	else {
+	} else {
 		if (!is_long)
 			snprintf(bad, sizeof(bad), "-%c", optopt);
 		else
@@ -551,8 +552,7 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 			continue;
 		}
 		if (opt == '?' || opt == ':' || opt == OPT_DEBIAN_UNTIL) {
-			describe_bad_option(opt == ':' ? ':' : '?', argv[at],
-			    err, len);
+			describe_bad_option(opt, argv[at], err, len);
 			return PARSE_ERROR;
 		}
 		if ((r = parse_one(opt, cfg, p, err, len)) != PARSE_OK)
