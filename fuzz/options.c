@@ -114,7 +114,8 @@ message_ok(const char *err)
 		"invalid --", "unknown option '", "option '",
 		"no command given", "--until-failure",
 		"--retry-on names HTTP", "--stop-on names HTTP",
-		"--success-on names HTTP", "--delays and --", "RETRY_OPTIONS: "
+		"--success-on names HTTP", "--delays and --", "RETRY_OPTIONS: ",
+		"--preset=list prints", "--guard-status ", "--guard-reset "
 	};
 	size_t i;
 

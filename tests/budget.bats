@@ -431,6 +431,7 @@ for _ in range(6000):
 # record that retry wrote): AT, BOOT.
 plant() {
 	local rec
+	require_linux_capability "a record stamped with the boot's id"
 	run -0 "$RETRY" --budget="${3:-api,tokens=4,refill=1m}" -- true
 	rec=$(cat "$STATE/api")
 	[[ $rec =~ \ at=([0-9]+)\ boot=([0-9]+)$ ]]
@@ -475,6 +476,7 @@ plant() {
 }
 
 @test "a record of an older retry, with no time, is read and refills from now on" {
+	require_linux_capability "a record stamped with the boot's id"
 	mkdir -m 700 "$STATE"
 	(umask 077 && echo 'retry-state 1 tokens=0 breaker=closed failures=0 until=0 cooldown=0 probe=0' \
 	    >"$STATE/api")

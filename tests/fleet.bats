@@ -479,6 +479,7 @@ in_ns() {
 
 @test "a lookup's child holds none of a killed retry's output, and dies with it" {
 	local pid child
+	require_linux_capability "the lookup's child dies with retry (PR_SET_PDEATHSIG)"
 	silent_dns
 	mkfifo "$WORK/out"
 	for _ in 1 2 3; do
