@@ -103,7 +103,7 @@ retry: succeeded on attempt 2/3 after Ns" \
     retry -I -O -n 3 -b 0 -- sh -c \
     "$count"'; echo "attempt $n"; cat; [ $n -ge 2 ]' sh count2
 check "-t: a timed-out attempt exits 124" "exit 124" "" \
-    "retry: giving up after 1 attempt in Ns: timed out (no attempts left)" \
+    "retry: giving up after 1 attempt in Ns: timed out after 100ms (-t) (no attempts left)" \
     retry -n 1 -t 100ms -- sleep 10
 check "a command killed by a signal: retry dies by the same signal" \
     "signal 15" "" \
