@@ -301,15 +301,16 @@ gone_reader() {
 # Issue 37 item 1: only EPIPE means the reader went away.
 @test "a full disk on stdout is reported, 125, never taken for a reader that went away" {
 	local opt
+	# seq, not a file such as /etc/services, which a minimal root lacks.
 	for opt in -S5 --retry-if-output=zz --stop-if-output=zz; do
 		run -125 --separate-stderr sh -c '"$0" -n 2 -b 0 "$1" -- \
-		    cat /etc/services >/dev/full' "$RETRY" "$opt"
+		    seq 20000 >/dev/full' "$RETRY" "$opt"
 		[ "$stderr" = "retry: standard output: No space left on device" ]
 	done
 	# A full stderr: the bytes are lost, as without retry, and the
 	# command goes on to its end.
 	run -0 --separate-stderr sh -c '"$0" -n 2 -b 0 -S5 -- \
-	    sh -c "cat /etc/services >&2; echo done" 2>/dev/full' "$RETRY"
+	    sh -c "seq 20000 >&2; echo done" 2>/dev/full' "$RETRY"
 	[ "$output" = "done" ]
 	[ "$stderr" = "" ]
 }
