@@ -179,16 +179,16 @@ out 2" ]
 # which can show a line reversed or hide a word.
 @test "bidirectional controls and invisible characters are shown escaped" {
 	run -127 --separate-stderr "$RETRY" -n 1 \
-	    $'a\u202eb\u2066c\u2069d\u200be\ufefff\u2028g\u00adh'
+	    $'a\xe2\x80\xaeb\xe2\x81\xa6c\xe2\x81\xa9d\xe2\x80\x8be\xef\xbb\xbff\xe2\x80\xa8g\xc2\xadh'
 	[ "$stderr" = \
 	    'retry: cannot run a\u202eb\u2066c\u2069d\u200be\ufefff\u2028g\u00adh: No such file or directory
 retry: giving up after 1 attempt in '"${stderr_lines[1]#*attempt in }" ]
 	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none --log-format=github \
-	    --retry-if-output=$'\u2066|x' -- sh -c 'echo x; exit 1'
+	    --retry-if-output=$'\xe2\x81\xa6|x' -- sh -c 'echo x; exit 1'
 	[ "${stderr_lines[0]}" = \
 	    "retry: attempt 1/2 failed (exit 1, output matched '\\u2066|x'), next in 0.000s" ]
 	run -1 --separate-stderr "$RETRY" -n 2 -b 0 -j none \
-	    --retry-if-output=$'\u202e|x' -- sh -c 'echo x; exit 1'
+	    --retry-if-output=$'\xe2\x80\xae|x' -- sh -c 'echo x; exit 1'
 	[ "${stderr_lines[0]}" = \
 	    "retry: attempt 1/2 failed (exit 1, output matched '\\u202e|x'), next in 0.000s" ]
 }
