@@ -389,12 +389,18 @@ retry: giving up after 1 attempt in ${stderr##* in }" ]
 
 @test "Debian's retry spellings are refused naming the option here (issue 38)" {
 	local w words bad said
-	for w in "-d 1,2:-d:--delays=1s,2s" "--times 3:--times:-n, --attempts" \
-	    "--times=3:--times=3:-n, --attempts" \
-	    "-u success:-u:--until-failure, or --success-on" \
-	    "--until success:--until:--until-failure, or --success-on" \
-	    "-w fail:-w:-r, --retry-on" "--while fail:--while:-r, --retry-on"; do
+	# The values given are carried over when they mean the same here.
+	for w in "-d 1,2,4:-d:--delays=1s,2s,4s" "-d30:-d:--delays=30s" \
+	    "-d soon:-d:--delays=1s,2s" "--times 3:--times:-n 3" \
+	    "--times=3:--times=3:-n 3" "--times x:--times:-n, --attempts" \
+	    "-u success:-u:the default\x3a no option" \
+	    "-u 0,3-5:-u:--success-on=0,3-5" "-u fail:-u:--until-failure" \
+	    "--until=false:--until=false:--until-failure" \
+	    "--until:--until:--until-failure, or --success-on" \
+	    "-w 1-5:-w:-r 1-5" "--while x:--while:-r, --retry-on" \
+	    "-w fail:-w:the default\x3a no option"; do
 		IFS=: read -r words bad said <<<"$w"
+		said=$(printf '%b' "$said")
 		# shellcheck disable=SC2086
 		run -125 --separate-stderr "$RETRY" $words -- true
 		[ "$output" = "" ]
