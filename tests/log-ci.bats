@@ -210,6 +210,19 @@ stalled_log_end() {
 	return "$rc"
 }
 
+# Before, open(2) waited for a reader, deaf to -m (only TERM ended it).
+@test "--log-file, --json-log, --failed-output: a FIFO with no reader is refused at once" {
+	local opt
+	mkfifo "$WORK/fifo"
+	for opt in --log-file --json-log --failed-output; do
+		run -125 --separate-stderr timeout 10 "$RETRY" -O -m 1 \
+		    "$opt=$WORK/fifo" -n 1 -- touch "$WORK/ran"
+		[ "$output" = "" ]
+		[ "$stderr" = "retry: $opt $WORK/fifo: a FIFO with no reader; start its reader first" ]
+		[ ! -e "$WORK/ran" ]
+	done
+}
+
 # Before, a line to a FIFO nobody read waited in write(2), signals
 # blocked, past -m and deaf to TERM, for good.
 @test "--log-file that is a FIFO nobody reads: retry waits for room no longer than -m" {

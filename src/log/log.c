@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,8 +47,10 @@ open_append(const char *path, const char *what)
 {
 	int fd;
 
-	if ((fd = fd_above_stdio(open(path, O_WRONLY | O_CREAT | O_APPEND |
-	    O_CLOEXEC, 0666))) == -1)
+	if ((fd = fd_open_append(path)) == -1 && errno == ENXIO)
+		err_safe(EXIT_CANCELED, false, "%s %s: %s", what, path,
+		    FD_NO_READER);
+	if (fd == -1)
 		err_safe(EXIT_CANCELED, true, "%s %s", what, path);
 	return fd;
 }
