@@ -90,7 +90,7 @@ static const char help_text2[] =
 "                            fails, as chronic(1) does\n"
 "  -q, --quiet               no progress messages on the terminal, errors\n"
 "                            only; a --log-file still gets them\n"
-"  -v, --verbose             also report each attempt's start and end\n"
+"  -v, --verbose             also report the splay, each attempt's start and end\n"
 "  -h, --help                show this help and exit\n"
 "  -V, --version             show the version and exit\n"
 "\n"

@@ -354,6 +354,21 @@ log_start(struct log *lg, const struct log_run *run, nsec_t t0)
 		verbose(lg, "options from RETRY_OPTIONS: %s", run->env_options);
 }
 
+/* -v: the splay drawn, and when attempt 1 starts: a late job waits. */
+void
+log_splay(struct log *lg, nsec_t drawn, nsec_t max)
+{
+	char d[32], m[32], t[48];
+
+	if (!says(lg, 1))
+		return;
+	format_ms(d, sizeof(d), drawn);
+	format_ms(m, sizeof(m), max);
+	format_local(t, sizeof(t), wall_now() + drawn);
+	verbose(lg, "splay: %ss drawn up to %ss; attempt 1 starts at %s", d,
+	    m, t);
+}
+
 void
 log_attempt_start(struct log *lg, long long k)
 {
