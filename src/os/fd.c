@@ -89,6 +89,29 @@ fd_tty_nonblock(int fd)
 	    O_CLOEXEC));
 }
 
+/* Whether fd is a regular file. */
+bool
+fd_is_regular(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * Whether the regular file fd ends in the middle of a line: unknown (not
+ * readable, not a regular file) is taken as no.
+ */
+bool
+fd_ends_mid_line(int fd)
+{
+	struct stat st;
+	char last;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
+}
+
 /*
  * path, a file the user named for retry's output (a log, held output),
  * opened to append, created 0666 if missing.  A FIFO is opened without
