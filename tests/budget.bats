@@ -537,15 +537,6 @@ plant() {
 	[ "$(cat "$STATE/api")" = "retry-state 1 tokens=1500 breaker=closed failures=0 until=0 cooldown=0 probe=0 at=$AT boot=$BOOT" ]
 }
 
-# closed_pipe ARG...: runs ARG... with its stdout a pipe whose reader is
-# already gone, SIGPIPE as the default.
-closed_pipe() {
-	python3 -c 'import os, subprocess, sys
-r, w = os.pipe()
-os.close(r)
-sys.exit(subprocess.call(sys.argv[1:], stdout=w))' "$@"
-}
-
 # As --dry-run and -O do; before, 1 after "standard output: Broken pipe".
 @test "--guard-status into a closed pipe dies by SIGPIPE; with SIGPIPE ignored, 125" {
 	run -0 --separate-stderr closed_pipe "$WSTATUS" "$WORK/ws" \

@@ -57,6 +57,25 @@ setup() {
 	[ "$output" = "$version" ]
 }
 
+# Before, --version failed in silence and --help, past its first buffer,
+# exited 0 with SIGPIPE ignored.
+@test "--help, --version, --preset=list: stdout errors as --dry-run's" {
+	local opt
+	for opt in --help --version --preset=list; do
+		run -125 --separate-stderr sh -c '"$0" "$1" >/dev/full' \
+		    "$RETRY" "$opt"
+		[ "$stderr" = "retry: standard output: No space left on device" ]
+		run -0 --separate-stderr closed_pipe "$WSTATUS" "$WORK/ws" \
+		    "$RETRY" "$opt"
+		[ "$stderr" = "" ]
+		[ "$(cat "$WORK/ws")" = "signal 13" ]
+		run -0 --separate-stderr closed_pipe "$WSTATUS" -i 13 \
+		    "$WORK/ws" "$RETRY" "$opt"
+		[ "$stderr" = "retry: standard output: Broken pipe" ]
+		[ "$(cat "$WORK/ws")" = "exit 125" ]
+	done
+}
+
 @test "no command is a usage error" {
 	run -125 --separate-stderr "$RETRY"
 	usage_error "no command given"
