@@ -60,25 +60,19 @@ criteria_hint(bool until, const char *v, char *buf, size_t len)
 	    strcmp(v, "true") == 0);
 	bool bad = v != NULL && (strcmp(v, "fail") == 0 ||
 	    strcmp(v, "false") == 0);
+	bool codes = v != NULL && is_code_list(v, strlen(v)) &&
+	    strlen(v) <= HINT_VALUE;
 
-	if (until && ok)
+	/* Until success, or while failing: what retry does anyway. */
+	if (until ? ok : bad)
 		snprintf(buf, len, "the default: no option");
-	else if (until && bad)
+	else if (until ? bad : ok)
 		snprintf(buf, len, "--until-failure");
-	else if (until && v != NULL && is_code_list(v, strlen(v)) &&
-	    strlen(v) <= HINT_VALUE)
-		snprintf(buf, len, "--success-on=%s", v);
-	else if (until)
-		snprintf(buf, len, "--until-failure, or --success-on");
-	else if (bad)
-		snprintf(buf, len, "the default: no option");
-	else if (ok)
-		snprintf(buf, len, "--until-failure");
-	else if (v != NULL && is_code_list(v, strlen(v)) &&
-	    strlen(v) <= HINT_VALUE)
-		snprintf(buf, len, "-r %s", v);
+	else if (codes)
+		snprintf(buf, len, until ? "--success-on=%s" : "-r %s", v);
 	else
-		snprintf(buf, len, "-r, --retry-on");
+		snprintf(buf, len, "%s", until ?
+		    "--until-failure, or --success-on" : "-r, --retry-on");
 }
 
 /* --times N: a whole number is carried over as it is. */
