@@ -87,7 +87,7 @@ OPENSSL_CFLAGS = `printf '\043include <openssl/ssl.h>\n' | \
 		 echo '-DRETRY_LIBSSL="$(LIBSSL)"'`
 
 CLI_SRCS	= src/cli/options.c src/cli/checks.c src/cli/parse.c \
-	  src/cli/dryrun.c src/cli/help.c src/cli/envopts.c
+	  src/cli/dryrun.c src/cli/help.c src/cli/envopts.c src/cli/debian.c
 ATTEMPT_SRCS	= src/attempt/attempt.c src/attempt/spawn.c \
 	  src/attempt/leftovers.c src/attempt/streams.c src/attempt/feed.c \
 	  src/attempt/held.c src/attempt/match.c src/attempt/hooks.c
