@@ -76,7 +76,8 @@ tls_new(const struct tls_files *files, const char *host, int port,
 	}
 	for (i = 0; i < n; i++) {
 		errno = 0;
-		if ((t->be = vts[i]->new(files, host, port, why, len)) != NULL) {
+		t->be = vts[i]->new(files, host, port, why, len);
+		if (t->be != NULL) {
 			t->vt = vts[i];
 			return t;
 		}

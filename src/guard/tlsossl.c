@@ -122,7 +122,8 @@ make_ctx(struct tls_be *t, const struct tls_files *f, char *why, size_t len)
 	if (!tls_readable(f->cacert, false, why, len) ||
 	    !tls_readable(f->cert, false, why, len) ||
 	    !tls_readable(f->key, false, why, len) ||
-	    (f->cacert == NULL && !tls_readable(tls_cert_file(), true, why, len)))
+	    (f->cacert == NULL &&
+	    !tls_readable(tls_cert_file(), true, why, len)))
 		return false;
 	/*
 	 * Not OpenSSL's configuration file: a FIFO named by OPENSSL_CONF
