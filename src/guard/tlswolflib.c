@@ -61,6 +61,10 @@ load_ctx_functions(void *h, struct wolf_lib *lib)
 	LOAD(h, lib, wolfSSL_CTX_use_certificate_chain_buffer, ok);
 	LOAD(h, lib, wolfSSL_CTX_use_PrivateKey_buffer, ok);
 	LOAD(h, lib, wolfSSL_CTX_check_private_key, ok);
+	LOAD(h, lib, wolfSSL_CTX_get_cert_store, ok);
+	LOAD(h, lib, wolfSSL_X509_LOOKUP_hash_dir, ok);
+	LOAD(h, lib, wolfSSL_X509_STORE_add_lookup, ok);
+	LOAD(h, lib, wolfSSL_X509_LOOKUP_add_dir, ok);
 	LOAD(h, lib, wolfSSL_get_session, ok);
 	LOAD(h, lib, wolfSSL_SESSION_is_resumable, ok);
 	LOAD(h, lib, wolfSSL_i2d_SSL_SESSION, ok);

@@ -32,6 +32,12 @@ struct wolf_lib {
 	int	 (*wolfSSL_CTX_use_PrivateKey_buffer)(WOLFSSL_CTX *,
 		    const unsigned char *, long, int);
 	int	 (*wolfSSL_CTX_check_private_key)(const WOLFSSL_CTX *);
+	WOLFSSL_X509_STORE *(*wolfSSL_CTX_get_cert_store)(WOLFSSL_CTX *);
+	WOLFSSL_X509_LOOKUP_METHOD *(*wolfSSL_X509_LOOKUP_hash_dir)(void);
+	WOLFSSL_X509_LOOKUP *(*wolfSSL_X509_STORE_add_lookup)(
+		    WOLFSSL_X509_STORE *, WOLFSSL_X509_LOOKUP_METHOD *);
+	int	 (*wolfSSL_X509_LOOKUP_add_dir)(WOLFSSL_X509_LOOKUP *,
+		    const char *, long);
 	WOLFSSL	*(*wolfSSL_new)(WOLFSSL_CTX *);
 	void	 (*wolfSSL_free)(WOLFSSL *);
 	int	 (*wolfSSL_set_fd)(WOLFSSL *, int);
