@@ -1,7 +1,7 @@
 /*
  * tls.c: the TLS client of the rediss:// store, as its callers see it
  * (tls.h), over one of two backends, each a table of functions
- * (tlsvt.h): wolfSSL (tlswolf.c), which a run pays about a fifth of
+ * (tlsvt.h): wolfSSL (tlswolf.c), which a run pays about a quarter of
  * OpenSSL's instructions for, where it can be loaded, and OpenSSL
  * (tlsossl.c) otherwise.  RETRY_TLS=openssl or RETRY_TLS=wolfssl in the
  * environment names one, and then only that one is tried.  Both load

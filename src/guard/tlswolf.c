@@ -6,7 +6,7 @@
  * the host's name (SNI) or address, a session's ticket kept for the next
  * run.  What it does otherwise, and why:
  *
- * - A run costs a fifth of OpenSSL's instructions (bench/results.md):
+ * - A run costs a quarter of OpenSSL's instructions (bench/results.md):
  *   wolfSSL's context fetches nothing, and its library binds lazily.
  * - Every file named (the CAs, the client's certificate and key) is
  *   read here into memory, without blocking (tlsfiles.c), and handed
