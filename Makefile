@@ -86,12 +86,15 @@ OPENSSL_CFLAGS = `printf '\043include <openssl/ssl.h>\n' | \
 		 echo -DHAVE_OPENSSL && test -n "$(LIBSSL)" && \
 		 echo '-DRETRY_LIBSSL="$(LIBSSL)"'`
 # wolfSSL, the lighter of rediss://'s two TLS libraries, where its headers
-# are installed (libwolfssl-dev): loaded with dlopen() like libssl
+# and library are installed for this compiler (libwolfssl-dev, whose
+# headers, unlike OpenSSL's, are the same for every architecture: the
+# 32-bit build must not take them): loaded with dlopen() like libssl
 # (src/guard/tlswolflib.c), and used in its place where it loads.
 # LIBWOLFSSL names the library where the headers' version does not.
 LIBWOLFSSL =
 WOLFSSL_CFLAGS = `printf '\043include <wolfssl/%s.h>\n' options ssl | \
 		 $(CC) $(CFLAGS) $(CPPFLAGS) -E - >/dev/null 2>&1 && \
+		 test -f "$$($(CC) $(CFLAGS) -print-file-name=libwolfssl.so)" && \
 		 echo -DHAVE_WOLFSSL && test -n "$(LIBWOLFSSL)" && \
 		 echo '-DRETRY_LIBWOLFSSL="$(LIBWOLFSSL)"'`
 
