@@ -100,11 +100,11 @@ no_passphrase(char *buf, int size, int rwflag, void *u)
 }
 
 /*
- * The PEM file path (relative to dfd) handed to load, as a buffer: 1,
- * 0 where it is not there and optional says so, -1 with why.
+ * The PEM file path handed to load, as a buffer: 1, 0 where it is not
+ * there and optional says so, -1 with why.
  */
 static int
-load_file(struct tls_be *t, int dfd, const char *path, bool optional,
+load_file(struct tls_be *t, const char *path, bool optional,
     int (*load)(struct tls_be *, const unsigned char *, long), char *why,
     size_t len)
 {
@@ -112,7 +112,7 @@ load_file(struct tls_be *t, int dfd, const char *path, bool optional,
 	size_t n;
 	int rc;
 
-	if ((buf = tls_slurp(dfd, path, &n, why, len)) == NULL)
+	if ((buf = tls_slurp(AT_FDCWD, path, &n, why, len)) == NULL)
 		return optional && errno == ENOENT ? 0 : -1;
 	if (n > LONG_MAX || (rc = load(t, buf, (long)n)) != WOLFSSL_SUCCESS) {
 		wolf_reason(t, path, n > LONG_MAX ? 0 : rc, why, len);
@@ -176,7 +176,7 @@ system_cas(struct tls_be *t, char *why, size_t len)
 		dir = CERT_DIR;
 	if ((h = tls_hashed(dir, why, len)) < 0)
 		return false;
-	if ((h == 0 || file != NULL) && load_file(t, AT_FDCWD,
+	if ((h == 0 || file != NULL) && load_file(t,
 	    file != NULL ? file : CERT_FILE, true, load_cas, why, len) < 0)
 		return false;
 	if (h > 0 && !dir_cas(t, dir)) {
@@ -207,13 +207,13 @@ make_ctx(struct tls_be *t, const struct tls_files *f, char *why, size_t len)
 	l->wolfSSL_CTX_set_mode(t->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE);
 	l->wolfSSL_CTX_set_verify(t->ctx, WOLFSSL_VERIFY_PEER, NULL);
 	l->wolfSSL_CTX_set_default_passwd_cb(t->ctx, no_passphrase);
-	if (f->cacert != NULL ? load_file(t, AT_FDCWD, f->cacert, false,
+	if (f->cacert != NULL ? load_file(t, f->cacert, false,
 	    load_cas, why, len) < 0 : !system_cas(t, why, len))
 		return false;
-	if (f->cert != NULL && load_file(t, AT_FDCWD, f->cert, false,
+	if (f->cert != NULL && load_file(t, f->cert, false,
 	    load_chain, why, len) < 0)
 		return false;
-	if (f->cert != NULL && load_file(t, AT_FDCWD, f->key != NULL ?
+	if (f->cert != NULL && load_file(t, f->key != NULL ?
 	    f->key : f->cert, false, load_key, why, len) < 0)
 		return false;
 	if (f->cert != NULL &&
