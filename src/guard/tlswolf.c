@@ -18,8 +18,8 @@
  *   OpenSSL does, when it needs that issuer (dir_cas()).
  * - The groups offered are X25519, then P-256 and P-384, and the key
  *   share X25519: wolfSSL's P-256 costs ten times its instructions, and
- *   its default list, which starts at P-521, made a TLS 1.2 handshake
- *   cost 90 M.  A server without X25519 asks for another (TLS 1.3).
+ *   with its default list a TLS 1.2 handshake cost 90 M.  A server
+ *   without X25519 asks for another (TLS 1.3).
  * - A TLS 1.2 server is asked for a ticket, which wolfSSL does not do
  *   by default.
  * - The ticket's file is named for the ciphers too: wolfSSL refuses to
