@@ -166,8 +166,9 @@ dry_outputs(const char *metrics_file)
 		sb_free(&name);
 	}
 	if (tp != NULL && trace_init(&t, tp))
-		printf("# TRACEPARENT: trace %s; each attempt gets a span of "
-		    "its own under %s\n", t.trace_id, t.parent_id);
+		printf("# TRACEPARENT: trace %.*s; each attempt gets a span "
+		    "of its own under %.*s\n", TRACE_ID_LEN,
+		    t.var + TRACE_ID_AT, SPAN_ID_LEN, t.var + SPAN_ID_AT);
 	else if (tp != NULL)
 		printf("# TRACEPARENT is not a valid W3C traceparent: the "
 		    "attempts get it unchanged\n");

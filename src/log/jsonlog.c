@@ -106,8 +106,9 @@ static void
 json_trace(const struct jsonlog *jl, struct strbuf *buf)
 {
 	if (jl->trace != NULL && jl->trace->on)
-		sb_printf(buf, ",\"trace_id\":\"%s\",\"span_id\":\"%s\"",
-		    jl->trace->trace_id, jl->trace->span_id);
+		sb_printf(buf, ",\"trace_id\":\"%.*s\",\"span_id\":\"%.*s\"",
+		    TRACE_ID_LEN, jl->trace->var + TRACE_ID_AT, SPAN_ID_LEN,
+		    jl->trace->var + SPAN_ID_AT);
 }
 
 void

@@ -66,12 +66,12 @@ valid(const char *v)
 bool
 trace_init(struct trace *t, const char *value)
 {
-	memset(t, 0, sizeof(*t));
+	/* Nothing else is cleared: every run starts here, most untraced. */
+	t->on = false;
 	if (value == NULL || !valid(value))
 		return false;
-	memcpy(t->trace_id, value + 3, TRACE_ID_LEN);
-	memcpy(t->parent_id, value + 36, SPAN_ID_LEN);
-	memcpy(t->flags, value + 53, 2);
+	snprintf(t->var, sizeof(t->var), "TRACEPARENT=00-%.*s",
+	    TRACEPARENT_LEN - 3, value + 3);
 	return t->on = true;
 }
 
@@ -79,15 +79,15 @@ trace_init(struct trace *t, const char *value)
 void
 trace_next_span(struct trace *t)
 {
+	static const char hex[] = "0123456789abcdef";
 	uint64_t id;
+	int i;
 
 	if (!t->on)
 		return;
 	do
 		arc4random_buf(&id, sizeof(id));
 	while (id == 0);
-	snprintf(t->span_id, sizeof(t->span_id), "%016llx",
-	    (unsigned long long)id);
-	snprintf(t->var, sizeof(t->var), "TRACEPARENT=00-%s-%s-%s",
-	    t->trace_id, t->span_id, t->flags);
+	for (i = SPAN_ID_LEN - 1; i >= 0; i--, id >>= 4)
+		t->var[SPAN_ID_AT + i] = hex[id & 0xf];
 }

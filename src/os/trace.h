@@ -9,14 +9,16 @@
 
 #define TRACE_ID_LEN	32	/* hex digits of a trace id */
 #define SPAN_ID_LEN	16	/* and of a span (parent) id */
+#define TRACE_ID_AT	15	/* where each is in var */
+#define SPAN_ID_AT	48
 
+/*
+ * "TRACEPARENT=00-TRACE-SPAN-FLAGS", the span the caller's until
+ * trace_next_span() draws the first attempt's, then rewritten in place:
+ * the ids are read from it, and the environment points to it.
+ */
 struct trace {
 	bool		 on;	/* retry's own TRACEPARENT is valid */
-	char		 trace_id[TRACE_ID_LEN + 1];
-	char		 parent_id[SPAN_ID_LEN + 1];	/* the caller's */
-	char		 span_id[SPAN_ID_LEN + 1];	/* this attempt's */
-	char		 flags[3];
-	/* "TRACEPARENT=00-trace-span-flags", rewritten in place */
 	char		 var[sizeof("TRACEPARENT=00---") + TRACE_ID_LEN +
 			    SPAN_ID_LEN + 2];
 };
