@@ -159,15 +159,21 @@ value() {
 	require_tool strace
 	umask 022
 	echo old >"$WORK/job.prom"
-	run -0 --separate-stderr strace -f -qq -e trace=openat,rename,fsync \
+	run -0 --separate-stderr strace -f -qq \
+	    -e trace=open,openat,rename,renameat,renameat2,fsync \
 	    -o "$WORK/trace" "$RETRY" --metrics-file="$WORK/job.prom" -- true
 	[ "$stderr" = "" ]
 	# Created exclusively beside it, synced, then renamed over it; the
-	# old file is only read.
-	grep -qE "openat\\(AT_FDCWD, \"$WORK/job\\.prom\\.[A-Za-z0-9]{6}\", O_RDWR\\|O_CREAT\\|O_EXCL" "$WORK/trace"
+	# old file is only read.  (musl calls open and rename, glibc openat,
+	# and renameat where there is no rename.)
+	at='(AT_FDCWD, )?' tmp="$WORK/job\\.prom\\.[A-Za-z0-9]{6}"
+	grep -qE "open(at)?\\($at\"$tmp\", O_RDWR\\|O_CREAT\\|O_EXCL" \
+	    "$WORK/trace"
 	grep -qE '^[0-9]+ +fsync\(' "$WORK/trace"
-	grep -qE "rename\\(\"$WORK/job\\.prom\\.[A-Za-z0-9]{6}\", \"$WORK/job\\.prom\"\\) = 0" "$WORK/trace"
-	run -1 grep -E "openat\\(AT_FDCWD, \"$WORK/job\\.prom\", O_(WR|RDWR)" "$WORK/trace"
+	to="$at\"$WORK/job\\.prom\"(, 0)?"
+	grep -qE "rename(at2?)?\\($at\"$tmp\", $to\\) = 0" "$WORK/trace"
+	run -1 grep -E "open(at)?\\($at\"$WORK/job\\.prom\", O_(WR|RDWR)" \
+	    "$WORK/trace"
 	[ "$(stat -c %a "$WORK/job.prom")" = 644 ]
 	umask 077
 	run -0 "$RETRY" --metrics-file="$WORK/job.prom" -- true
