@@ -275,6 +275,17 @@ value() {
 	} >"$WORK/j.prom"
 	run -1 "$RETRY" -n 1 --metrics-file="$WORK/j.prom" -- false
 	run -1 grep -c last_success "$WORK/j.prom"
+	# Nor a point alone, nor a line that the 8 KiB cut.
+	printf 'retry_last_success_timestamp_seconds{name="j"} .\n' \
+	    >"$WORK/j.prom"
+	run -1 "$RETRY" -n 1 --metrics-file="$WORK/j.prom" -- false
+	run -1 grep -c last_success "$WORK/j.prom"
+	{
+		head -c 8142 /dev/zero | tr '\0' x
+		printf '\nretry_last_success_timestamp_seconds{name="j"} 5.5\n'
+	} >"$WORK/j.prom"
+	run -1 "$RETRY" -n 1 --metrics-file="$WORK/j.prom" -- false
+	run -1 grep -c last_success "$WORK/j.prom"
 	printf 'retry_last_success_timestamp_seconds{name="j"} 12.5\n' \
 	    >"$WORK/j.prom"
 	run -1 "$RETRY" -n 1 --metrics-file="$WORK/j.prom" -- false

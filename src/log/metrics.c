@@ -110,8 +110,9 @@ old_success(const char *path, char *buf, size_t len)
 		if ((p = strstr(p, "} ")) == NULL)
 			return;
 		p += 2;
+		/* A digit first, one point at most, a whole line: not cut. */
 		v = strspn(p, "0123456789.");
-		if (v > 0 && v < len && (p[v] == '\n' || p[v] == '\0') &&
+		if (*p >= '0' && *p <= '9' && v < len && p[v] == '\n' &&
 		    memchr(p, '.', v) == lastdot(p, v)) {
 			memcpy(buf, p, v);
 			buf[v] = '\0';
