@@ -212,11 +212,11 @@ replace(const char *path, const char *s, size_t len)
 	}
 	mask = umask(0);
 	umask(mask);
-	if (fchmod(fd, METRICS_MODE & ~mask) == -1 ||
-	    (error = write_synced(fd, s, len)) != 0 || close(fd) == -1) {
-		error = error != 0 ? error : errno;
-		close(fd);	/* EBADF after close: harmless */
-	} else if (rename(tmp, path) == -1)
+	error = fchmod(fd, METRICS_MODE & ~mask) == -1 ? errno :
+	    write_synced(fd, s, len);
+	if (close(fd) == -1 && error == 0)
+		error = errno;
+	if (error == 0 && rename(tmp, path) == -1)
 		error = errno;
 	if (error != 0)
 		unlink(tmp);
