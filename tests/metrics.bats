@@ -42,7 +42,7 @@ expected() {
 	printf 'retry_exit_status{name="%s"} %s\n' "$name" "$status"
 	for o in success gave_up stopped breaker_open; do
 		printf 'retry_outcome{name="%s",outcome="%s"} %d\n' "$name" \
-		    "$o" $([[ $o == "$outcome" ]] && echo 1 || echo 0)
+		    "$o" "$([[ $o == "$outcome" ]] && echo 1 || echo 0)"
 	done
 	printf 'retry_duration_seconds{name="%s"} T\n' "$name"
 	printf 'retry_last_run_timestamp_seconds{name="%s"} T\n' "$name"
