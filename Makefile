@@ -109,7 +109,7 @@ GUARD_SRCS	= src/guard/guard.c src/guard/spec.c src/guard/budget.c \
 	  src/guard/tlsossl.c src/guard/tlslib.c src/guard/tlsticket.c \
 	  src/guard/tlsfiles.c src/guard/tlswolf.c src/guard/tlswolflib.c
 LOG_SRCS	= src/log/log.c src/log/status.c src/log/jsonlog.c \
-	  src/log/errout.c src/log/summary.c
+	  src/log/errout.c src/log/summary.c src/log/metrics.c
 POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
 	  src/policy/preset.c src/policy/http.c
 TEXT_SRCS	= src/text/format.c src/text/escape.c src/text/duration.c
@@ -118,7 +118,7 @@ ERE_SRCS	= src/ere/erecomp.c src/ere/eredfa.c src/ere/erelit.c \
 	  src/ere/ereclosure.c src/ere/eresyntax.c src/ere/ereclass.c \
 	  src/ere/pairscan.c
 OS_SRCS	= src/os/signals.c src/os/fd.c src/os/clock.c src/os/env.c \
-	  src/os/compat.c
+	  src/os/compat.c src/os/trace.c
 CLI_HDRS	= src/cli/checks.h src/cli/parse.h src/cli/dryrun.h \
 	  src/cli/help.h src/cli/envopts.h src/cli/config.h
 ATTEMPT_HDRS	= src/attempt/attempt.h src/attempt/spawn.h \
@@ -132,7 +132,7 @@ GUARD_HDRS	= src/guard/guard.h src/guard/spec.h src/guard/budget.h \
 	  src/guard/guardcodes.h \
 	  src/guard/guard-lua.h
 LOG_HDRS	= src/log/log.h src/log/status.h src/log/jsonlog.h \
-	  src/log/errout.h src/log/summary.h
+	  src/log/errout.h src/log/summary.h src/log/metrics.h
 POLICY_HDRS	= src/policy/backoff.h src/policy/outcomes.h \
 	  src/policy/preset.h src/policy/http.h
 TEXT_HDRS	= src/text/format.h src/text/escape.h src/text/duration.h
@@ -141,7 +141,7 @@ ERE_HDRS	= src/ere/ere.h src/ere/erelit.h src/ere/ereclosure.h \
 	  src/ere/erenfa.h src/ere/pairscan.h
 OS_HDRS	= src/os/defs.h src/os/signals.h src/os/fd.h src/os/clock.h \
 	  src/os/env.h \
-	  src/os/compat.h
+	  src/os/compat.h src/os/trace.h
 SRCS	= src/retry.c $(CLI_SRCS) $(ATTEMPT_SRCS) $(GUARD_SRCS) $(LOG_SRCS) \
 	  $(POLICY_SRCS) $(TEXT_SRCS) $(ERE_SRCS) $(OS_SRCS)
 HDRS	= $(CLI_HDRS) $(ATTEMPT_HDRS) $(GUARD_HDRS) $(LOG_HDRS) \

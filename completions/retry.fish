@@ -10,7 +10,7 @@ set -g __fish_retry_valued attempts base factor cap jitter splay seed \
     retry-on stop-on success-on timeout signal kill-after max-time \
     log-format log-file success-if-output stop-if-output retry-if-output \
     on-retry on-give-up reset-after http budget breaker json-log preset \
-    stall-timeout delays failed-output
+    stall-timeout delays failed-output metrics-file
 set -g __fish_retry_flags foreground replay-stdin hold-stdout dry-run quiet \
     verbose help version until-failure log-on-failure guard-status \
     guard-reset
@@ -128,6 +128,7 @@ complete $opt -l breaker -x -d 'stop running the command for a cooldown after N 
 complete $opt -l guard-status -d "show the budget's and breaker's state, run nothing"
 complete $opt -l guard-reset -d 'refill the budget, close the breaker, and show'
 complete $opt -l json-log -r -F -d 'also append the JSON log there'
+complete $opt -l metrics-file -r -F -d 'write Prometheus metrics there at the end'
 complete $opt -l preset -x -a 'aws aws-throttle aws-dynamodb aws-legacy google-http google-drive simpledb airflow kubernetes ethernet list' -d "a known system's schedule, or list"
 complete $opt -s q -l quiet -d 'no progress messages, errors only'
 complete $opt -s v -l verbose -d "also report the splay, each attempt's start and end"

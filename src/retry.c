@@ -35,6 +35,7 @@
 #include "os/env.h"
 #include "os/fd.h"
 #include "os/signals.h"
+#include "os/trace.h"
 #include "policy/backoff.h"
 #include "policy/http.h"
 #include "policy/outcomes.h"
@@ -54,6 +55,7 @@ struct run {
 	long long	 step;		/* retries since the schedule began */
 	char		**envp;
 	struct env_attempt env;		/* RETRY_ATTEMPT and its kin */
+	struct trace	 trace;		/* TRACEPARENT, a span per attempt */
 	struct http_head head;		/* --http: the last attempt's */
 	char		 why[128];	/* a reason that holds values */
 	nsec_t		 t0;		/* when the first attempt started */
@@ -348,6 +350,7 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 
 	if (!may_start(r, k, prev != NULL))
 		return false;
+	trace_next_span(&r->trace);
 	log_attempt_start(&r->log, k);
 	if (!may_start(r, k, prev != NULL))
 		return false;
@@ -540,9 +543,11 @@ setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
+	trace_init(&r->trace, getenv("TRACEPARENT"));
 	log_open(&r->log, &(struct log_options){ cfg->log_format,
 	    cfg->verbosity, cfg->log_file, cfg->json_log, cfg->attempts,
-	    cfg->http_file != NULL, cfg->until_failure, cfg->log_on_failure });
+	    cfg->http_file != NULL, cfg->until_failure, cfg->log_on_failure,
+	    cfg->metrics_file, &r->trace });
 	/* As the logs: a FIFO's open waits, while TERM still ends retry. */
 	r->failed.fd = held_failed_sink(cfg->failed_output);
 	r->failed.name = cfg->failed_output;
@@ -553,7 +558,8 @@ setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
 	/* Rewritten in place before each attempt; named here already. */
 	env_attempt_init(&r->env, cfg->attempts);
 	r->envp = env_with(environ, (char *[]){ r->env.attempt, r->env.max,
-	    r->env.prev, r->env.prev_http }, 4, 4);
+	    r->env.prev, r->env.prev_http, r->trace.var }, 4 + r->trace.on,
+	    4 + r->trace.on);
 	r->streams = streams_open(cfg->replay_stdin, cfg->hold_stdout,
 	    matcher, cfg->stall != 0);
 	guards_open(&r->guards, &cfg->budget, &cfg->breaker,

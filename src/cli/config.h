@@ -42,6 +42,7 @@ struct config {
 	enum log_format	log_format;
 	const char	*log_file;
 	const char	*json_log;	/* --json-log, or NULL */
+	const char	*metrics_file;	/* --metrics-file, or NULL */
 	bool		log_on_failure;	/* lines only on a failure */
 	const char	*preset;	/* the --preset applied, or NULL */
 	struct match_rules conds;	/* the output conditions */

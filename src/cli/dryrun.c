@@ -18,10 +18,13 @@
 
 #include "guard/guard.h"
 #include "guard/spec.h"
+#include "log/metrics.h"
 #include "os/clock.h"
 #include "os/defs.h"
 #include "os/signals.h"
+#include "os/trace.h"
 #include "policy/backoff.h"
+#include "text/escape.h"
 #include "text/format.h"
 #include "config.h"
 #include "dryrun.h"
@@ -143,6 +146,35 @@ dry_guard(const struct guard_spec *g, const char *what)
 }
 
 /*
+ * What the run hands the next layer: --metrics-file at its end, and
+ * TRACEPARENT, which the attempts get with spans of their own if it is
+ * valid.
+ */
+static void
+dry_outputs(const char *metrics_file)
+{
+	struct strbuf path = { 0 }, name = { 0 };
+	const char *tp = getenv("TRACEPARENT");
+	struct trace t;
+
+	if (metrics_file != NULL) {
+		sb_visible(&path, metrics_file);
+		metrics_name(&name, metrics_file);
+		printf("# --metrics-file=%s: written when the run ends, with "
+		    "name=\"%s\"\n", sb_text(&path), sb_text(&name));
+		sb_free(&path);
+		sb_free(&name);
+	}
+	if (tp != NULL && trace_init(&t, tp))
+		printf("# TRACEPARENT: trace %.*s; each attempt gets a span "
+		    "of its own under %.*s\n", TRACE_ID_LEN,
+		    t.var + TRACE_ID_AT, SPAN_ID_LEN, t.var + SPAN_ID_AT);
+	else if (tp != NULL)
+		printf("# TRACEPARENT is not a valid W3C traceparent: the "
+		    "attempts get it unchanged\n");
+}
+
+/*
  * The worst case of the sleeps, which the deadline bounds: the windows
  * of the rows above can add up to more than --max-time (after the
  * splay), which the run never sleeps into.
@@ -214,6 +246,7 @@ dry_run(const struct config *cfg)
 	}
 	dry_guard(&cfg->budget, "retry budget");
 	dry_guard(&cfg->breaker, "circuit breaker");
+	dry_outputs(cfg->metrics_file);
 	if (cfg->env_options != NULL)
 		printf("# options from RETRY_OPTIONS: %s\n", cfg->env_options);
 	/* Not when --max-time cut the table before the 20th row. */

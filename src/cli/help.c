@@ -86,6 +86,7 @@ static const char help_text2[] =
 "      --log-format=FORMAT   text, json or github                         [text]\n"
 "      --log-file=PATH       write progress messages there              [stderr]\n"
 "      --json-log=PATH       also append the JSON log there               [none]\n"
+"      --metrics-file=PATH   write Prometheus metrics there at the end    [none]\n"
 "      --log-on-failure      keep the messages; write them only if the run\n"
 "                            fails, as chronic(1) does\n"
 "  -q, --quiet               no progress messages on the terminal, errors\n"

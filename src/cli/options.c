@@ -70,6 +70,7 @@ enum {
 	OPT_PRESET,
 	OPT_UNTIL_FAILURE,
 	OPT_DELAYS,
+	OPT_METRICS_FILE,
 	OPT_DEBIAN_UNTIL	/* not an option: see debian_hint() */
 };
 
@@ -104,6 +105,7 @@ static const struct option longopts[] = {
 	{ "log-file",		required_argument,	NULL, OPT_LOG_FILE },
 	{ "http",		required_argument,	NULL, OPT_HTTP },
 	{ "json-log",		required_argument,	NULL, OPT_JSON_LOG },
+	{ "metrics-file",	required_argument,	NULL, OPT_METRICS_FILE },
 	{ "log-on-failure",	no_argument,		NULL,
 	    OPT_LOG_ON_FAILURE },
 	{ "preset",		required_argument,	NULL, OPT_PRESET },
@@ -167,6 +169,9 @@ parse_log_value(int opt, const char *arg, struct config *cfg)
 		return *arg == '\0' ? "empty file name" : NULL;
 	case OPT_JSON_LOG:
 		cfg->json_log = arg;
+		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_METRICS_FILE:
+		cfg->metrics_file = arg;
 		return *arg == '\0' ? "empty file name" : NULL;
 	case OPT_FAILED_OUTPUT:	/* where -O's other output goes */
 		cfg->failed_output = arg;

@@ -17,6 +17,7 @@
 #include "os/clock.h"
 #include "os/defs.h"
 #include "os/signals.h"
+#include "os/trace.h"
 #include "policy/backoff.h"
 #include "policy/outcomes.h"
 #include "text/escape.h"
@@ -100,6 +101,16 @@ jsonlog_start(const struct jsonlog *jl, const struct log_run *run)
 	json_end(jl, &buf);
 }
 
+/* The attempt's span, when retry's TRACEPARENT was valid. */
+static void
+json_trace(const struct jsonlog *jl, struct strbuf *buf)
+{
+	if (jl->trace != NULL && jl->trace->on)
+		sb_printf(buf, ",\"trace_id\":\"%.*s\",\"span_id\":\"%.*s\"",
+		    TRACE_ID_LEN, jl->trace->var + TRACE_ID_AT, SPAN_ID_LEN,
+		    jl->trace->var + SPAN_ID_AT);
+}
+
 void
 jsonlog_attempt_start(const struct jsonlog *jl, long long k)
 {
@@ -109,6 +120,7 @@ jsonlog_attempt_start(const struct jsonlog *jl, long long k)
 		return;
 	json_begin(jl, &buf, "attempt_start");
 	sb_printf(&buf, ",\"attempt\":%lld", k);
+	json_trace(jl, &buf);
 	json_end(jl, &buf);
 }
 
@@ -155,6 +167,7 @@ jsonlog_attempt_end(const struct jsonlog *jl, long long k,
 		    o->http_status);
 	else if (jl->http)
 		sb_printf(&buf, ",\"http_status\":null");
+	json_trace(jl, &buf);
 	json_end(jl, &buf);
 }
 

@@ -18,6 +18,7 @@ enum log_format {
 };
 
 struct errout;
+struct trace;
 
 struct jsonlog {
 	int		 fd[2];		/* where the JSON lines go */
@@ -25,6 +26,7 @@ struct jsonlog {
 	int		 nfd;		/* 0: no JSON log */
 	nsec_t		 t0;		/* what "time" counts from */
 	bool		 http;		/* --http: events carry its fields */
+	const struct trace *trace;	/* TRACEPARENT's, or NULL */
 };
 /* The run as log_start() shows it. */
 struct log_run {

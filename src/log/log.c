@@ -39,6 +39,7 @@
 #include "errout.h"
 #include "jsonlog.h"
 #include "log.h"
+#include "metrics.h"
 #include "status.h"
 
 /* A file to append to, above stdio and closed on exec; exits on error. */
@@ -152,6 +153,8 @@ log_open(struct log *lg, const struct log_options *lo)
 	lg->json.http = lo->http;
 	lg->json.out = &lg->err;
 	lg->until_failure = lo->until_failure;
+	lg->metrics_file = lo->metrics_file;
+	lg->json.trace = lo->trace;
 	/* -q quiets the terminal and the mail, not a file the user named. */
 	if (lo->log_file != NULL && lg->verbosity < 0)
 		lg->verbosity = 0;
@@ -305,6 +308,17 @@ gh_outputs(const struct log *lg, long long k, int status)
 	snprintf(buf, sizeof(buf), "%sattempts=%lld\nstatus=%d\n",
 	    fd_ends_mid_line(lg->gh_output) ? "\n" : "", k, status);
 	fd_write_all(lg->gh_output, buf, strlen(buf));
+}
+
+/* The run's end for the next layer: $GITHUB_OUTPUT, --metrics-file. */
+static void
+ended(const struct log *lg, long long k, int status,
+    enum metrics_outcome how, nsec_t elapsed)
+{
+	gh_outputs(lg, k, status);
+	if (lg->metrics_file != NULL)
+		metrics_write(lg->metrics_file, &(struct metrics_run){ k,
+		    status, how, elapsed });
 }
 
 static void
@@ -499,7 +513,8 @@ log_finish(struct log *lg, long long k, const struct outcome *o,
 
 	jsonlog_summary(&lg->json, k, elapsed, status,
 	    reason != NULL ? reason : "success");
-	gh_outputs(lg, k, status);
+	ended(lg, k, status, reason != NULL ? METRICS_GAVE_UP :
+	    METRICS_SUCCESS, elapsed);
 	job_summary_finish(lg, k, o, reason, elapsed, status);
 	if (!says(lg, 0)) {
 		errout_end(&lg->err, status != 0);
@@ -538,7 +553,7 @@ log_all_succeeded(struct log *lg, long long k, const char *why,
 
 	jsonlog_summary(&lg->json, k, elapsed, 0, why != NULL ? why :
 	    "all attempts succeeded");
-	gh_outputs(lg, k, 0);
+	ended(lg, k, 0, METRICS_SUCCESS, elapsed);
 	format_ms(d, sizeof(d), elapsed);
 	job_summary_end(lg, 0, "all %lld attempt%s succeeded in %ss%s%s", k,
 	    k == 1 ? "" : "s", d, why != NULL ? "; " : "",
@@ -604,7 +619,7 @@ log_stopped(struct log *lg, long long k, bool during, int sig, int status,
 	snprintf(reason, sizeof(reason), "signal %s", sname);
 	errout_stopped(&lg->err);	/* nothing waits for a reader now */
 	jsonlog_summary(&lg->json, k, elapsed, status, reason);
-	gh_outputs(lg, k, status);
+	ended(lg, k, status, METRICS_STOPPED, elapsed);
 	format_ms(d, sizeof(d), elapsed);
 	job_summary_end(lg, status, "stopped by %s after %ss", sname, d);
 	stopped_text(lg, k, during, sname, d);
@@ -622,7 +637,7 @@ log_breaker_open(struct log *lg, const char *name, nsec_t wait)
 
 	snprintf(reason, sizeof(reason), "circuit breaker '%s' is open", name);
 	jsonlog_breaker_open(&lg->json, reason, wait);
-	gh_outputs(lg, 0, EXIT_TEMPFAIL);
+	ended(lg, 0, EXIT_TEMPFAIL, METRICS_BREAKER_OPEN, 0);
 	job_summary_end(lg, EXIT_TEMPFAIL, "%s: the command was not run",
 	    reason);
 	format_ms(d, sizeof(d), wait >= 0 ? wait : 0);

@@ -13,6 +13,7 @@
 #include "text/escape.h"
 #include "errout.h"
 #include "jsonlog.h"
+#include "metrics.h"
 #include "status.h"
 #include "summary.h"
 
@@ -32,6 +33,7 @@ struct log {
 	struct summary	*summary;	/* $GITHUB_STEP_SUMMARY's, or NULL */
 	nsec_t		 attempt_at;	/* when the attempt started, from t0 */
 	char		 title[80];	/* github: retry and the command, cut */
+	const char	*metrics_file;	/* --metrics-file, or NULL */
 };
 /* What log_open() needs of the command line. */
 struct log_options {
@@ -43,6 +45,8 @@ struct log_options {
 	bool		 http;		/* --http: events carry the status */
 	bool		 until_failure;	/* the sleeps follow successes */
 	bool		 on_failure;	/* --log-on-failure */
+	const char	*metrics_file;	/* or NULL */
+	const struct trace *trace;	/* TRACEPARENT's, or NULL */
 };
 void		 log_open(struct log *lg, const struct log_options *lo);
 struct sigstate;

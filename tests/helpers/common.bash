@@ -19,6 +19,8 @@ common_setup() {
 	WORK=$BATS_TEST_TMPDIR
 	export WORK
 	unset RETRY_ATTEMPT RETRY_MAX_ATTEMPTS RETRY_PREV_STATUS
+	# A CI job traced by OpenTelemetry must not add ids to the JSON logs.
+	unset TRACEPARENT TRACESTATE
 	# On a GitHub runner, --log-format=github tests must not write the
 	# job's own summary.
 	unset GITHUB_STEP_SUMMARY
