@@ -1,9 +1,11 @@
 /*
  * match.c: the output conditions of --success-if-output, --stop-if-output
- * and --retry-if-output, as a line matcher.  The streams of an attempt
+ * and --retry-if-output, and of their forms for one stream
+ * (--retry-if-stderr...), as a line matcher.  The streams of an attempt
  * (streams.c) hand it the bytes of the command's stdout and stderr as
- * they pass; each stream and each ERE has its own ere_run, the matching
- * state that carries a line across reads, so that a line is one line
+ * they pass; a rule sees only the streams it names, and each of them has
+ * its own ere_run, the matching state that carries a line across reads,
+ * so that a line is one line
  * however long it is and memory stays bounded.  It matches in slices and
  * looks at the clock between them: past the caller's time it stops and
  * says how far it got, for the caller to look at the signals and the
@@ -32,7 +34,9 @@
 
 struct rule {
 	struct ere	*re;
-	const char	*text;
+	const char	*text;		/* as the user gave it */
+	char		*literal;	/* -F: text as an ERE, or NULL */
+	int		 on;		/* MATCH_ON_* */
 	struct ere_run	*run[2];	/* MATCH_STDOUT, MATCH_STDERR */
 };
 
@@ -56,16 +60,51 @@ matcher_free(struct matcher *m)
 			ere_free(m->rules[k][i].re);
 			ere_run_free(m->rules[k][i].run[0]);
 			ere_run_free(m->rules[k][i].run[1]);
+			free(m->rules[k][i].literal);
 		}
 		free(m->rules[k]);
 	}
 	free(m);
 }
 
-static const char *const kind_names[] = { "success-if-output",
-    "stop-if-output", "retry-if-output" };
+/* The option that gives a rule of kind k on the streams on. */
+const char *
+match_option(int kind, int on)
+{
+	static const char names[MATCH_KINDS][3][18] = {
+		{ "success-if-stdout", "success-if-stderr",
+		    "success-if-output" },
+		{ "stop-if-stdout", "stop-if-stderr", "stop-if-output" },
+		{ "retry-if-stdout", "retry-if-stderr", "retry-if-output" },
+	};
+
+	return names[kind][on - 1];
+}
 
 #define ERE_SHOWN	100	/* bytes of an ERE quoted in an error */
+
+/*
+ * -F: the ERE that matches text, a literal string, and nothing else:
+ * each byte that an ERE reads otherwise gets a backslash.  It compiles
+ * to the very program that the same literal written as an ERE does, and
+ * is searched for as fast (erelit.c finds its bytes).
+ */
+static char *
+literal_ere(const char *text)
+{
+	static const char special[] = "\\.[]()*+?{}|^$";
+	char *re, *p;
+
+	if ((re = malloc(2 * strlen(text) + 1)) == NULL)
+		err(EXIT_CANCELED, NULL);
+	for (p = re; *text != '\0'; text++) {
+		if (strchr(special, *text) != NULL)
+			*p++ = '\\';
+		*p++ = *text;
+	}
+	*p = '\0';
+	return re;
+}
 
 /*
  * Compiles r, a rule of kind k, from the ERE text, adding its size to
@@ -76,30 +115,37 @@ static const char *const kind_names[] = { "success-if-output",
  * be.
  */
 static bool
-compile_rule(struct rule *r, int k, const char *text, size_t *total,
-    char *msg, size_t len)
+compile_rule(struct rule *r, int k, const struct match_rules *cfg, int i,
+    size_t *total, char *msg, size_t len)
 {
-	const char *why, *more = strlen(text) > ERE_SHOWN ? "..." : "";
+	const char *why, *text = cfg->output[k][i];
+	const char *more = strlen(text) > ERE_SHOWN ? "..." : "";
+	const char *name = match_option(k, cfg->on[k][i]);
 
 	r->text = text;
+	r->on = cfg->on[k][i];
 	/* Lines are matched one at a time: none has one. */
 	if (strchr(text, '\n') != NULL) {
-		snprintf(msg, len, "invalid --%s: an ERE cannot contain a "
-		    "newline", kind_names[k]);
+		snprintf(msg, len, "invalid --%s: %s cannot contain a "
+		    "newline", name, cfg->fixed ? "a fixed string" : "an ERE");
 		return false;
 	}
-	if ((r->re = ere_compile(text, &why)) == NULL) {
-		snprintf(msg, len, "invalid --%s '%.*s%s': %s", kind_names[k],
+	if (cfg->fixed)
+		r->literal = literal_ere(text);
+	if ((r->re = ere_compile(cfg->fixed ? r->literal : text,
+	    &why)) == NULL) {
+		snprintf(msg, len, "invalid --%s '%.*s%s': %s", name,
 		    ERE_SHOWN, text, more, why);
 		return false;
 	}
-	if ((r->run[0] = ere_run_new(r->re)) == NULL ||
-	    (r->run[1] = ere_run_new(r->re)) == NULL)
+	if (((r->on & MATCH_ON_STDOUT) &&
+	    (r->run[MATCH_STDOUT] = ere_run_new(r->re)) == NULL) ||
+	    ((r->on & MATCH_ON_STDERR) &&
+	    (r->run[MATCH_STDERR] = ere_run_new(r->re)) == NULL))
 		err(EXIT_CANCELED, NULL);
 	if ((*total += ere_size(r->re)) > ERE_MAX_PROG) {
 		snprintf(msg, len, "--%s '%.*s%s': the output conditions are "
-		    "too complex together", kind_names[k], ERE_SHOWN, text,
-		    more);
+		    "too complex together", name, ERE_SHOWN, text, more);
 		return false;
 	}
 	return true;
@@ -128,8 +174,8 @@ matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 		    sizeof(struct rule))) == NULL)
 			err(EXIT_CANCELED, NULL);
 		for (i = 0; i < cfg->noutput[k]; i++) {
-			ok = compile_rule(&m->rules[k][i], k,
-			    cfg->output[k][i], &total, msg, len);
+			ok = compile_rule(&m->rules[k][i], k, cfg, i,
+			    &total, msg, len);
 			if (m->rules[k][i].re != NULL)
 				m->nrules[k]++;
 			if (!ok) {
@@ -162,7 +208,8 @@ match_slice(struct matcher *m, int which, const char *p, size_t n)
 		first = SIZE_MAX;
 		for (i = 0; i < m->nrules[k]; i++) {
 			r = &m->rules[k][i];
-			if (ere_feed(r->re, r->run[which], p, n, &at) &&
+			if (r->run[which] != NULL &&
+			    ere_feed(r->re, r->run[which], p, n, &at) &&
 			    at < first) {
 				first = at;
 				m->found = k;
@@ -170,6 +217,19 @@ match_slice(struct matcher *m, int which, const char *p, size_t n)
 			}
 		}
 	}
+}
+
+/* Whether a rule looks at stream which: else it need not pass by. */
+bool
+matcher_wants(const struct matcher *m, int which)
+{
+	int k, i;
+
+	for (k = 0; m != NULL && k < MATCH_KINDS; k++)
+		for (i = 0; i < m->nrules[k]; i++)
+			if (m->rules[k][i].run[which] != NULL)
+				return true;
+	return false;
 }
 
 /* Sets up the next attempt: no condition matched yet, no line begun. */
@@ -182,8 +242,10 @@ matcher_begin(struct matcher *m)
 	m->found_text = NULL;
 	for (k = 0; k < MATCH_KINDS; k++)
 		for (i = 0; i < m->nrules[k]; i++) {
-			ere_run_reset(m->rules[k][i].run[0]);
-			ere_run_reset(m->rules[k][i].run[1]);
+			if (m->rules[k][i].run[0] != NULL)
+				ere_run_reset(m->rules[k][i].run[0]);
+			if (m->rules[k][i].run[1] != NULL)
+				ere_run_reset(m->rules[k][i].run[1]);
 		}
 }
 
@@ -218,7 +280,8 @@ matcher_eof(struct matcher *m, int which)
 	    k++)
 		for (i = 0; i < m->nrules[k]; i++) {
 			r = &m->rules[k][i];
-			if (ere_feed_end(r->re, r->run[which]) &&
+			if (r->run[which] != NULL &&
+			    ere_feed_end(r->re, r->run[which]) &&
 			    m->found != k) {
 				m->found = k;
 				m->found_text = r->text;

@@ -33,6 +33,8 @@ struct config {
 	bool		replay_stdin;
 	bool		hold_stdout;
 	const char	*failed_output;	/* -O's failed output; NULL */
+	bool		hold_stderr;	/* -E */
+	const char	*failed_stderr;	/* -E's failed output; NULL */
 	bool		dry_run;
 	bool		guard_status;	/* show the guards, run nothing */
 	bool		guard_reset;	/* reset them, show, run nothing */
