@@ -70,7 +70,8 @@ man_text() {
 		fi
 		case $long in
 		--help | --version) continue ;;
-		--log-file | --http | --json-log | --failed-output)
+		--log-file | --http | --json-log | --failed-output | \
+		    --failed-stderr)
 			continue ;;	# any name is a path
 		--on-retry | --on-give-up) continue ;;	# any shell command
 		esac
