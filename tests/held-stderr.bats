@@ -176,3 +176,17 @@ retry: giving up after 2 attempts in Ts: exit 1 (no attempts left)" ]
 	[ "$(untimed "$(<"$WORK/last")")" = "retry: stopped by TERM during attempt 2/3 after Ts" ]
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
+
+@test "--dry-run says where each held stream goes, and runs nothing" {
+	run -0 --separate-stderr "$RETRY" --dry-run -n 1 -E -O -- \
+	    touch "$WORK/ran"
+	[ "${lines[3]}" = "# --hold-stdout: only the final attempt's stdout reaches stdout; a failed attempt's goes to stderr" ]
+	[ "${lines[4]}" = "# --hold-stderr: only the final attempt's stderr reaches stderr; a failed attempt's is dropped" ]
+	[ "${#lines[@]}" -eq 5 ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr "$RETRY" --dry-run -n 1 \
+	    --failed-output=drop --failed-stderr=$'a\x1bb' -- true
+	[ "${lines[3]}" = "# --hold-stdout: only the final attempt's stdout reaches stdout; a failed attempt's is dropped" ]
+	[ "${lines[4]}" = "# --hold-stderr: only the final attempt's stderr reaches stderr; a failed attempt's is appended to 'a\\eb'" ]
+	[ ! -e "$WORK/ran" ] && [ ! -e "a"$'\x1b'"b" ]
+}

@@ -191,3 +191,20 @@ grep: $WORK/none: No such file or directory" ]
 	    "$WORK/bin" 2>"$WORK/got"
 	cmp "$WORK/bin" "$WORK/got"
 }
+
+@test "--dry-run lists the conditions, strongest first, each on its streams" {
+	run -0 --separate-stderr "$RETRY" --dry-run -n 1 \
+	    --retry-if-output=busy --stop-if-stderr=$'No\x1b such' \
+	    --success-if-stdout='^ok$' -- true
+	[ "${lines[3]}" = "# --success-if-stdout='^ok\$': an attempt with a line on stdout that matches is a success" ]
+	[ "${lines[4]}" = "# --stop-if-stderr='No\\e such': an attempt with a line on stderr that matches is not retried" ]
+	[ "${lines[5]}" = "# --retry-if-output='busy': an attempt with a line on stdout or stderr that matches is retried" ]
+	[ "${#lines[@]}" -eq 6 ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr "$RETRY" --dry-run -n 1 -F \
+	    --retry-if-stderr='[x]' -- true
+	[ "${lines[3]}" = "# --retry-if-stderr='[x]' (-F): an attempt with a line on stderr that contains it is retried" ]
+	run -125 --separate-stderr "$RETRY" --dry-run --retry-if-stderr='(' \
+	    -- true
+	[[ $stderr == "retry: invalid --retry-if-stderr '(': "* ]]
+}
