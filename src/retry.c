@@ -551,7 +551,9 @@ setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
 	    cfg->verbosity, cfg->log_file, cfg->json_log, cfg->attempts,
 	    cfg->http_file != NULL, cfg->until_failure, cfg->log_on_failure });
 	/* As the logs: a FIFO's open waits, while TERM still ends retry. */
-	held_failed_sinks(r->failed, cfg->failed_output, cfg->failed_stderr);
+	if (cfg->hold_stdout || cfg->hold_stderr)
+		held_failed_sinks(r->failed, cfg->failed_output,
+		    cfg->failed_stderr);
 	r->sigs = signals_init();
 	log_bound_waits(&r->log, r->sigs, 0);
 	r->leftovers = attempt_init(cfg->foreground);

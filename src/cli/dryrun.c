@@ -197,9 +197,10 @@ dry_failed_sink(const char *where, const char *dflt, struct strbuf *sb)
 static void
 dry_streams(const struct config *cfg)
 {
-	static const char *const verdict[MATCH_KINDS] = { "is a success",
+	/* Arrays, not pointers: no relocation for each at every start. */
+	static const char verdict[MATCH_KINDS][16] = { "is a success",
 	    "is not retried", "is retried" };
-	static const char *const on[] = { "", "stdout", "stderr",
+	static const char on[4][17] = { "", "stdout", "stderr",
 	    "stdout or stderr" };
 	const struct match_rules *c = &cfg->conds;
 	struct strbuf sb = { 0 };
