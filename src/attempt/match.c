@@ -35,7 +35,6 @@
 struct rule {
 	struct ere	*re;
 	const char	*text;		/* as the user gave it */
-	char		*literal;	/* -F: text as an ERE, or NULL */
 	int		 on;		/* MATCH_ON_* */
 	struct ere_run	*run[2];	/* MATCH_STDOUT, MATCH_STDERR */
 };
@@ -60,7 +59,6 @@ matcher_free(struct matcher *m)
 			ere_free(m->rules[k][i].re);
 			ere_run_free(m->rules[k][i].run[0]);
 			ere_run_free(m->rules[k][i].run[1]);
-			free(m->rules[k][i].literal);
 		}
 		free(m->rules[k]);
 	}
@@ -119,6 +117,7 @@ compile_rule(struct rule *r, int k, const struct match_rules *cfg, int i,
     size_t *total, char *msg, size_t len)
 {
 	const char *why, *text = cfg->output[k][i];
+	char *literal = NULL;
 	const char *more = strlen(text) > ERE_SHOWN ? "..." : "";
 	const char *name = match_option(k, cfg->on[k][i]);
 
@@ -130,10 +129,12 @@ compile_rule(struct rule *r, int k, const struct match_rules *cfg, int i,
 		    "newline", name, cfg->fixed ? "a fixed string" : "an ERE");
 		return false;
 	}
+	/* The ERE is read into a tree: its text is not kept. */
 	if (cfg->fixed)
-		r->literal = literal_ere(text);
-	if ((r->re = ere_compile(cfg->fixed ? r->literal : text,
-	    &why)) == NULL) {
+		literal = literal_ere(text);
+	r->re = ere_compile(cfg->fixed ? literal : text, &why);
+	free(literal);
+	if (r->re == NULL) {
 		snprintf(msg, len, "invalid --%s '%.*s%s': %s", name,
 		    ERE_SHOWN, text, more, why);
 		return false;
