@@ -190,3 +190,38 @@ retry: giving up after 2 attempts in Ts: exit 1 (no attempts left)" ]
 	[ "${lines[4]}" = "# --hold-stderr: only the final attempt's stderr reaches stderr; a failed attempt's is appended to 'a\\eb'" ]
 	[ ! -e "$WORK/ran" ] && [ ! -e "a"$'\x1b'"b" ]
 }
+
+# A reader of stderr that reads nothing: the held megabyte cannot go out,
+# and TERM still ends retry (its own last line waits a second at most).
+@test "-E: TERM ends retry while a stalled stderr reader holds up the held stderr" {
+	local pid rc=0
+	mkfifo "$WORK/fifo"
+	detached "$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -E -n 1 -- \
+	    sh -c 'head -c 1048576 /dev/zero >&2; echo done >"$0"' \
+	    "$WORK/done" 2>"$WORK/fifo" &
+	BG=$!
+	exec 4<"$WORK/fifo"	# a reader that reads nothing
+	wait_for_file "$WORK/done"
+	wait_for_file "$WORK/pid"
+	pid=$(<"$WORK/pid")
+	kill -TERM "$pid"
+	wait_gone "$pid" 5 || rc=$?
+	exec 4<&-		# lets a stuck retry go
+	bg_wait
+	[ "$rc" -eq 0 ]
+	[ "$WS" = "signal 15" ]
+}
+
+@test "-E: a full disk kills the attempt and says which file, 125" {
+	[[ $(id -u) == 0 ]] || skip "needs root to mount a 1 MiB tmpfs"
+	mkdir "$WORK/small"
+	mount -t tmpfs -o size=1m tmpfs "$WORK/small" ||
+	    skip "cannot mount a tmpfs here"
+	TMPDIR=$WORK/small run -125 --separate-stderr "$RETRY" -E -n 2 -- \
+	    sh -c 'head -c 3145728 /dev/zero >&2; echo whole >"$0"' \
+	    "$WORK/whole"
+	umount "$WORK/small"
+	[ "$output" = "" ]
+	[ "$stderr" = "retry: --hold-stderr: temporary file: No space left on device" ]
+	[ ! -e "$WORK/whole" ]
+}
