@@ -5,12 +5,12 @@
  * (streams.c) hand it the bytes of the command's stdout and stderr as
  * they pass; a rule sees only the streams it names, and each of them has
  * its own ere_run, the matching state that carries a line across reads,
- * so that a line is one line
- * however long it is and memory stays bounded.  It matches in slices and
- * looks at the clock between them: past the caller's time it stops and
- * says how far it got, for the caller to look at the signals and the
- * timeout and come back.  A match does not cut the attempt short: the
- * decision comes when it ends.
+ * so that a line is one line however long it is and memory stays
+ * bounded.  It matches in slices and looks at the clock between them:
+ * past the caller's time it stops and says how far it got, for the
+ * caller to look at the signals and the timeout and come back.  A match
+ * does not cut the attempt short: the decision comes when it ends.  -F
+ * makes each condition the ERE of its literal (literal_ere()).
  */
 #include <err.h>
 #include <stdint.h>
