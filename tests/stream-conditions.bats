@@ -208,3 +208,17 @@ grep: $WORK/none: No such file or directory" ]
 	    -- true
 	[[ $stderr == "retry: invalid --retry-if-stderr '(': "* ]]
 }
+
+@test "-F and RETRY_OPTIONS: the variable's conditions are checked as it reads them" {
+	RETRY_OPTIONS='--retry-if-output=(' run -125 --separate-stderr \
+	    "$RETRY" -F -n 1 -- true
+	[ "$stderr" = "retry: RETRY_OPTIONS: invalid --retry-if-output '(': Unmatched ( or \\(; try 'retry --help'" ]
+	RETRY_OPTIONS='-F --retry-if-output=(' run -1 --separate-stderr \
+	    "$RETRY" -n 1 -q -- sh -c 'echo "(" >&2'
+	[ "$stderr" = "(" ]
+	# -F on the command line makes the variable's condition literal.
+	RETRY_OPTIONS='--retry-if-output=a.c' run -0 --separate-stderr \
+	    "$RETRY" -F -n 1 -q -- echo abc
+	[ "$output" = "abc" ]
+	[ "$stderr" = "" ]
+}
