@@ -42,6 +42,7 @@ struct rule {
 struct matcher {
 	struct rule	*rules[MATCH_KINDS];
 	int		 nrules[MATCH_KINDS];
+	size_t		 size;		/* of all the EREs, in instructions */
 	size_t		 slice;		/* bytes matched between looks */
 	int		 found;		/* the deciding kind, or -1 */
 	const char	*found_text;
@@ -105,17 +106,18 @@ literal_ere(const char *text)
 }
 
 /*
- * Compiles r, a rule of kind k, from the ERE text, adding its size to
- * *total; false, with the usage error in msg, when it cannot be or when
+ * Compiles rule i of kind k of m from cfg, adding its size to m->size;
+ * false, with the usage error in msg, when it cannot be or when
  * all the rules so far are together larger than one ERE may be: every
  * line is matched against every rule between two looks at the clock and
  * the signals, so it is their sum that bounds how late those looks can
  * be.
  */
 static bool
-compile_rule(struct rule *r, int k, const struct match_rules *cfg, int i,
-    size_t *total, char *msg, size_t len)
+compile_rule(struct matcher *m, int k, const struct match_rules *cfg, int i,
+    char *msg, size_t len)
 {
+	struct rule *r = &m->rules[k][i];
 	const char *why, *text = cfg->output[k][i];
 	char *literal = NULL;
 	const char *more = strlen(text) > ERE_SHOWN ? "..." : "";
@@ -144,7 +146,7 @@ compile_rule(struct rule *r, int k, const struct match_rules *cfg, int i,
 	    ((r->on & MATCH_ON_STDERR) &&
 	    (r->run[MATCH_STDERR] = ere_run_new(r->re)) == NULL))
 		err(EXIT_CANCELED, NULL);
-	if ((*total += ere_size(r->re)) > ERE_MAX_PROG) {
+	if ((m->size += ere_size(r->re)) > ERE_MAX_PROG) {
 		snprintf(msg, len, "--%s '%.*s%s': the output conditions are "
 		    "too complex together", name, ERE_SHOWN, text, more);
 		return false;
@@ -161,7 +163,6 @@ struct matcher *
 matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 {
 	struct matcher *m;
-	size_t total = 0;
 	bool ok;
 	int k, i;
 
@@ -175,8 +176,7 @@ matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 		    sizeof(struct rule))) == NULL)
 			err(EXIT_CANCELED, NULL);
 		for (i = 0; i < cfg->noutput[k]; i++) {
-			ok = compile_rule(&m->rules[k][i], k, cfg, i,
-			    &total, msg, len);
+			ok = compile_rule(m, k, cfg, i, msg, len);
 			if (m->rules[k][i].re != NULL)
 				m->nrules[k]++;
 			if (!ok) {
@@ -185,7 +185,7 @@ matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 			}
 		}
 	}
-	m->slice = SLICE_WORK / (total + 1);
+	m->slice = SLICE_WORK / (m->size + 1);
 	m->slice = m->slice < SLICE_MIN ? SLICE_MIN : m->slice > SLICE_MAX ?
 	    SLICE_MAX : m->slice;
 	return m;
