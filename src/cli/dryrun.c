@@ -228,7 +228,7 @@ dry_streams(const struct config *cfg)
 		sb_str(&sb, "\n");
 	}
 	if (sb.len > 0)
-		fputs(sb_text(&sb), stdout);
+		printf("%s", sb_text(&sb));
 	sb_free(&sb);
 }
 
