@@ -225,3 +225,27 @@ retry: giving up after 2 attempts in Ts: exit 1 (no attempts left)" ]
 	[ "$stderr" = "retry: --hold-stderr: temporary file: No space left on device" ]
 	[ ! -e "$WORK/whole" ]
 }
+
+# Not through helpers/proc-detach ($RETRY): Perl would open /dev/null on
+# a closed descriptor 2.
+@test "-E --log-file with stderr closed: the held stderr never lands in the log" {
+	run -1 --separate-stderr sh -c '"$1" -E --log-file="$2" -n 2 -b 0 \
+	    -- sh -c "echo secret >&2; exit 1" 2>&-' sh "$PROC_RETRY" \
+	    "$WORK/log"
+	[ "$output" = "" ]
+	[ "$stderr" = "" ]
+	[ "$(grep -c 'retry: ' "$WORK/log")" -eq 2 ]
+	! grep -q secret "$WORK/log"
+}
+
+# A reader of stderr that goes away loses the held stderr, as it would
+# lose the command's own; the status stays the command's.
+@test "-E: a stderr reader that went away changes nothing but what it reads" {
+	run -0 --separate-stderr sh -c '"$1" -E -n 1 -- sh -c \
+	    "head -c 1048576 /dev/zero >&2" 2>&1 >/dev/null | head -c 1 |
+	    wc -c' sh "$RETRY"
+	[ "$output" = 1 ]
+	"$RETRY" -E -n 1 -- sh -c 'head -c 1048576 /dev/zero >&2; exit 3' \
+	    2> >(head -c 1 >/dev/null) && rc=0 || rc=$?
+	[ "$rc" -eq 3 ]
+}
