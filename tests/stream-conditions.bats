@@ -157,7 +157,7 @@ grep: $WORK/none: No such file or directory" ]
 @test "the 16 conditions of a kind are shared by its three forms" {
 	local args=() i
 	for ((i = 0; i < 8; i++)); do
-		args+=(--retry-if-stdout=o$i --retry-if-stderr=e$i)
+		args+=("--retry-if-stdout=o$i" "--retry-if-stderr=e$i")
 	done
 	run -0 --separate-stderr "$RETRY" -n 1 "${args[@]}" -- true
 	[ "$stderr" = "" ]
