@@ -12,8 +12,10 @@ _retry_longopts=(attempts= base= factor= cap= jitter= splay= seed= retry-on=
 	version success-if-output= stop-if-output= retry-if-output= on-retry=
 	on-give-up= reset-after= http= budget= breaker= json-log= preset=
 	until-failure stall-timeout= delays= failed-output= log-on-failure
-	guard-status guard-reset metrics-file=)
-_retry_shortopts=(n= b= f= c= j= r= x= t= s= k= m= S= I O q v h V)
+	guard-status guard-reset success-if-stdout= success-if-stderr=
+	stop-if-stdout= stop-if-stderr= retry-if-stdout= retry-if-stderr=
+	fixed-strings hold-stderr failed-stderr= metrics-file=)
+_retry_shortopts=(n= b= f= c= j= r= x= t= s= k= m= S= E F I O q v h V)
 declare -gA _retry_short_long=([n]=attempts [b]=base [f]=factor [c]=cap
 	[j]=jitter [r]=retry-on [x]=stop-on [t]=timeout [s]=signal
 	[k]=kill-after [m]=max-time [S]=stall-timeout)
@@ -160,7 +162,7 @@ _retry_values()
 		mapfile -t _vals < <(_retry_signal_names "${val##*,}" list)
 		_vals=("${_vals[@]/#/$head}")
 		;;
-	failed-output)
+	failed-output | failed-stderr)
 		mapfile -t _vals < <(compgen -W 'stderr drop' -- "$val")
 		if declare -F _filedir >/dev/null; then
 			# shellcheck disable=SC2034 # _filedir reads cur

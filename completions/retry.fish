@@ -10,10 +10,12 @@ set -g __fish_retry_valued attempts base factor cap jitter splay seed \
     retry-on stop-on success-on timeout signal kill-after max-time \
     log-format log-file success-if-output stop-if-output retry-if-output \
     on-retry on-give-up reset-after http budget breaker json-log preset \
-    stall-timeout delays failed-output metrics-file
+    stall-timeout delays failed-output success-if-stdout success-if-stderr \
+    stop-if-stdout stop-if-stderr retry-if-stdout retry-if-stderr failed-stderr \
+    metrics-file
 set -g __fish_retry_flags foreground replay-stdin hold-stdout dry-run quiet \
     verbose help version until-failure log-on-failure guard-status \
-    guard-reset
+    guard-reset hold-stderr fixed-strings
 
 # Whether the option word $argv[1] (--name, maybe abbreviated as
 # getopt_long(3) allows) takes a value in the next word.
@@ -104,6 +106,13 @@ complete $opt -l success-on -x -a '(__fish_retry_signal_names list)' -d 'outcome
 complete $opt -l success-if-output -x -d 'a line of output matching ERE: success'
 complete $opt -l stop-if-output -x -d 'a matching line: not retried'
 complete $opt -l retry-if-output -x -d 'a matching line: retried, whatever the status'
+complete $opt -l success-if-stdout -x -d 'a line of stdout matching ERE: success'
+complete $opt -l success-if-stderr -x -d 'a line of stderr matching ERE: success'
+complete $opt -l stop-if-stdout -x -d 'a matching line of stdout: not retried'
+complete $opt -l stop-if-stderr -x -d 'a matching line of stderr: not retried'
+complete $opt -l retry-if-stdout -x -d 'a matching line of stdout: retried'
+complete $opt -l retry-if-stderr -x -d 'a matching line of stderr: retried'
+complete $opt -s F -l fixed-strings -d 'each output condition is a literal string'
 complete $opt -l reset-after -x -d 'an attempt that ran this long restarts the schedule'
 complete $opt -l on-retry -x -d 'run after a failed attempt, before the sleep'
 complete $opt -l on-give-up -x -d 'run once when retry gives up'
@@ -118,6 +127,8 @@ complete $opt -l until-failure -d 'run again after each success, until the first
 complete $opt -s I -l replay-stdin -d 'give every attempt the same standard input'
 complete $opt -s O -l hold-stdout -d "pass on only the final attempt's standard output"
 complete $opt -l failed-output -r -F -a 'stderr drop' -d "where a failed attempt's held stdout goes (sets -O)"
+complete $opt -s E -l hold-stderr -d "pass on only the final attempt's standard error"
+complete $opt -l failed-stderr -r -F -a 'drop stderr' -d "where a failed attempt's held stderr goes (sets -E)"
 complete $opt -l log-on-failure -d 'keep the messages; write them only if the run fails'
 complete $opt -l dry-run -d 'print the schedule and run nothing'
 complete $opt -l log-format -x -a 'text json github' -d 'format of the progress messages'

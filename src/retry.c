@@ -51,7 +51,7 @@ struct run {
 	struct log	 log;
 	struct backoff	 backoff;
 	struct streams	*streams;	/* -I, -O, output conditions; or NULL */
-	struct failed_sink failed;	/* -O: a failed attempt's output */
+	struct failed_sink failed[2];	/* -O, -E: a failed attempt's */
 	long long	 step;		/* retries since the schedule began */
 	char		**envp;
 	struct env_attempt env;		/* RETRY_ATTEMPT and its kin */
@@ -126,21 +126,28 @@ exit_as(const struct outcome *o)
 static _Noreturn void stopped(struct run *, long long, int);
 
 /*
- * Sends the held output of attempt k on: to stdout when it is the final
- * one, else to stderr.  A reader of stdout that went away ends retry as
- * it would have ended the command, by SIGPIPE.  --max-time bounds the
- * copy: what is not written by then is lost, and retry says so (125).
+ * Sends the held output of attempt k on: to stdout and stderr when it is
+ * the final one, else where --failed-output and --failed-stderr say.
+ * Stderr's goes first, so that the error that ended the run is out
+ * whatever stdout's reader does; a stderr that cannot take it is not
+ * retry's to report.  A reader of stdout that went away ends retry as it
+ * would have ended the command, by SIGPIPE.  --max-time bounds the copy:
+ * what is not written by then is lost, and retry says so (125).
  */
 static void
 release_output(struct run *r, long long k, bool final)
 {
+	struct held *herr = streams_held(r->streams, MATCH_STDERR);
 	int rc;
 
-	if (!r->cfg->hold_stdout)
-		return;
-	rc = final ? streams_flush(r->sigs, r->streams, STDOUT_FILENO,
-	    r->deadline) : streams_flush_failed(r->sigs, r->streams,
-	    &r->failed, r->deadline);
+	rc = final ? held_flush(r->sigs, herr, STDERR_FILENO, r->deadline) :
+	    held_flush_failed(r->sigs, herr, &r->failed[1], r->deadline);
+	if (rc > 0)
+		stopped(r, k, rc);
+	rc = final ? held_flush(r->sigs, streams_held(r->streams,
+	    MATCH_STDOUT), STDOUT_FILENO, r->deadline) :
+	    held_flush_failed(r->sigs, streams_held(r->streams,
+	    MATCH_STDOUT), &r->failed[0], r->deadline);
 	if (rc > 0)
 		stopped(r, k, rc);
 	/* EAGAIN: a stop came, and a stalled reader is not waited for. */
@@ -549,8 +556,9 @@ setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
 	    cfg->http_file != NULL, cfg->until_failure, cfg->log_on_failure,
 	    cfg->metrics_file, &r->trace });
 	/* As the logs: a FIFO's open waits, while TERM still ends retry. */
-	r->failed.fd = held_failed_sink(cfg->failed_output);
-	r->failed.name = cfg->failed_output;
+	if (cfg->hold_stdout || cfg->hold_stderr)
+		held_failed_sinks(r->failed, cfg->failed_output,
+		    cfg->failed_stderr);
 	r->sigs = signals_init();
 	log_bound_waits(&r->log, r->sigs, 0);
 	r->leftovers = attempt_init(cfg->foreground);
@@ -560,8 +568,8 @@ setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
 	r->envp = env_with(environ, (char *[]){ r->env.attempt, r->env.max,
 	    r->env.prev, r->env.prev_http, r->trace.var }, 4 + r->trace.on,
 	    4 + r->trace.on);
-	r->streams = streams_open(cfg->replay_stdin, cfg->hold_stdout,
-	    matcher, cfg->stall != 0);
+	r->streams = streams_open(cfg->replay_stdin, (bool[]){
+	    cfg->hold_stdout, cfg->hold_stderr }, matcher, cfg->stall != 0);
 	guards_open(&r->guards, &cfg->budget, &cfg->breaker,
 	    &(struct guard_limits){ cfg->attempts, cfg->timeout,
 	    cfg->kill_after, cfg->sched.cap, cfg->max_time }, r->sigs);

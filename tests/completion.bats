@@ -39,7 +39,8 @@ after_eq() {
 long_opt() {
 	case $1:$2 in
 	bash:--foreground | bash:--dry-run | bash:--replay-stdin | \
-	    bash:--hold-stdout | bash:--quiet | bash:--verbose | bash:--help | \
+	    bash:--hold-stdout | bash:--hold-stderr | bash:--fixed-strings | \
+	    bash:--quiet | bash:--verbose | bash:--help | \
 	    bash:--version | zsh:* | fish:*)
 		printf '%s\n' "$2"
 		;;
@@ -60,11 +61,17 @@ check_options() {
 	    "$(long_opt "$sh" --signal)" \
 	    "$(long_opt "$sh" --stall-timeout)" \
 	    "$(long_opt "$sh" --stop-if-output)" \
-	    "$(long_opt "$sh" --success-if-output)"
+	    "$(long_opt "$sh" --stop-if-stdout)" \
+	    "$(long_opt "$sh" --stop-if-stderr)" \
+	    "$(long_opt "$sh" --success-if-output)" \
+	    "$(long_opt "$sh" --success-if-stdout)" \
+	    "$(long_opt "$sh" --success-if-stderr)"
 	complete_in "$sh" 'retry -q --dr'
 	expect_exactly --dry-run
+	complete_in "$sh" 'retry --hold-'
+	expect_exactly --hold-stdout --hold-stderr
 	complete_in "$sh" 'retry -'
-	expect_includes -n -I -O -q -v -h -V "$(long_opt "$sh" --attempts)" \
+	expect_includes -n -E -F -I -O -q -v -h -V "$(long_opt "$sh" --attempts)" \
 	    "$(long_opt "$sh" --log-file)" --foreground
 }
 

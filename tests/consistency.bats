@@ -71,7 +71,7 @@ man_text() {
 		case $long in
 		--help | --version) continue ;;
 		--log-file | --http | --json-log | --failed-output | \
-		    --metrics-file)
+		    --failed-stderr | --metrics-file)
 			continue ;;	# any name is a path
 		--on-retry | --on-give-up) continue ;;	# any shell command
 		esac

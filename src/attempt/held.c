@@ -1,12 +1,12 @@
 /*
- * held.c: the held output of --hold-stdout, from its creation to its
- * drain.  It is an unlinked temporary file, emptied before each attempt
- * and written only through held_take() and held_write(): the attempt's
- * stdout is a pipe, never a file it could seek in or reopen, and its
- * bytes land here in order.  When the attempt ends, held_flush() copies
- * them to stdout (the final attempt) or, for an attempt that is retried,
- * where --failed-output says (held_failed_sink()): stderr, a file, or
- * nowhere.
+ * held.c: the held output of --hold-stdout or of --hold-stderr, from its
+ * creation to its drain.  It is an unlinked temporary file, emptied
+ * before each attempt and written only through held_take() and
+ * held_write(): the attempt's stream is a pipe, never a file it could
+ * seek in or reopen, and its bytes land here in order.  When the attempt
+ * ends, held_flush() copies them to stdout or stderr (the final attempt)
+ * or, for an attempt that is retried, where --failed-output or
+ * --failed-stderr says (held_failed_sink()): stderr, a file, or nowhere.
  */
 #include <sys/stat.h>
 
@@ -27,19 +27,22 @@
 #include "held.h"
 
 struct held {
-	int	file;		/* the held output */
-	off_t	len;		/* bytes held so far */
+	int		 file;		/* the held output */
+	off_t		 len;		/* bytes held so far */
+	const char	*option;	/* --hold-stdout or --hold-stderr */
 };
 
+/* The held file of option (--hold-stdout...), which its errors name. */
 struct held *
-held_open(void)
+held_open(const char *option)
 {
 	struct held *h;
 
 	if ((h = calloc(1, sizeof(*h))) == NULL)
 		err(EXIT_CANCELED, NULL);
+	h->option = option;
 	if ((h->file = fd_tmpfile()) == -1)
-		err(EXIT_CANCELED, "--hold-stdout: temporary file");
+		err(EXIT_CANCELED, "%s: temporary file", option);
 	return h;
 }
 
@@ -48,7 +51,7 @@ void
 held_begin(struct held *h)
 {
 	if (ftruncate(h->file, 0) == -1)
-		err(EXIT_CANCELED, "--hold-stdout");
+		err(EXIT_CANCELED, "%s", h->option);
 	h->len = 0;
 }
 
@@ -210,42 +213,63 @@ copy_out(const struct copy *c, int out)
  * Copies the held output to out by the deadline (0: none): 0, -1 with
  * errno if out failed (ETIMEDOUT: the deadline passed first; EAGAIN: a
  * stop signal came before, and out had no room), or the stop signal that
- * interrupted the copy.
+ * interrupted the copy.  No held file (h NULL): 0.
  */
 int
 held_flush(const struct sigstate *ss, const struct held *h, int out,
     nsec_t deadline)
 {
-	struct copy c = { ss, h->file, 0, deadline, signals_stops(),
+	struct copy c = { ss, -1, 0, deadline, signals_stops(),
 	    signals_stop() != 0 };
 	struct stat st;
 
+	if (h == NULL)
+		return 0;
+	c.in = h->file;
 	if (fstat(h->file, &st) == -1)
-		err(EXIT_CANCELED, "--hold-stdout");
+		err(EXIT_CANCELED, "%s", h->option);
 	c.size = st.st_size;
 	return copy_out(&c, out);
 }
 
 /*
- * Where -O sends a failed attempt's held output: stderr (the default,
- * as Debian's retry does), nowhere (-1), or a file appended to, opened
- * before the first attempt so that a bad path stops the run at once.
+ * Where a failed attempt's held output goes, as fs->option names it in
+ * fs->name, fs->fd set here: stderr, nowhere (-1), or a file appended
+ * to, opened before the first attempt so that a bad path stops the run
+ * at once.
  */
-int
-held_failed_sink(const char *where)
+static void
+failed_sink_open(struct failed_sink *fs)
 {
-	int fd;
+	const char *where = fs->name;
 
-	if (where == NULL || strcmp(where, "stderr") == 0)
-		return STDERR_FILENO;
-	if (strcmp(where, "drop") == 0)
-		return -1;
-	if ((fd = fd_open_append(where)) == -1 && errno == ENXIO)
-		err_safe(EXIT_CANCELED, false, "--failed-output %s: %s", where,
+	if (strcmp(where, "stderr") == 0)
+		fs->fd = STDERR_FILENO;
+	else if (strcmp(where, "drop") == 0)
+		fs->fd = -1;
+	else if ((fs->fd = fd_open_append(where)) == -1 && errno == ENXIO)
+		err_safe(EXIT_CANCELED, false, "%s %s: %s", fs->option, where,
 		    FD_NO_READER);
-	if (fd == -1)
-		err_safe(EXIT_CANCELED, true, "--failed-output %s", where);
-	return fd;
+	else if (fs->fd == -1)
+		err_safe(EXIT_CANCELED, true, "%s %s", fs->option, where);
+}
+
+/*
+ * The sinks of a failed attempt's held stdout (-O) and stderr (-E), as
+ * --failed-output (out) and --failed-stderr (err) name them, or NULL:
+ * stdout's goes to stderr, as Debian's retry sends it, and stderr's is
+ * dropped, since -E is there to keep it from stderr.
+ */
+void
+held_failed_sinks(struct failed_sink fs[2], const char *out,
+    const char *err)
+{
+	fs[0] = (struct failed_sink){ -1, out != NULL ? out : "stderr",
+	    "--failed-output", false };
+	fs[1] = (struct failed_sink){ -1, err != NULL ? err : "drop",
+	    "--failed-stderr", false };
+	failed_sink_open(&fs[0]);
+	failed_sink_open(&fs[1]);
 }
 
 /*
@@ -259,12 +283,12 @@ held_flush_failed(const struct sigstate *ss, const struct held *h,
 {
 	int rc;
 
-	if (fs->fd == -1)
+	if (fs->fd == -1 || h == NULL)
 		return 0;
 	rc = held_flush(ss, h, fs->fd, deadline);
 	if (rc < 0 && fs->fd != STDERR_FILENO && errno != EAGAIN &&
 	    !fs->told) {
-		warnx_safe("--failed-output %s: %s", fs->name,
+		warnx_safe("%s %s: %s", fs->option, fs->name,
 		    strerror(errno));
 		fs->told = true;
 	}

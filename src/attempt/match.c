@@ -1,14 +1,16 @@
 /*
  * match.c: the output conditions of --success-if-output, --stop-if-output
- * and --retry-if-output, as a line matcher.  The streams of an attempt
+ * and --retry-if-output, and of their forms for one stream
+ * (--retry-if-stderr...), as a line matcher.  The streams of an attempt
  * (streams.c) hand it the bytes of the command's stdout and stderr as
- * they pass; each stream and each ERE has its own ere_run, the matching
- * state that carries a line across reads, so that a line is one line
- * however long it is and memory stays bounded.  It matches in slices and
- * looks at the clock between them: past the caller's time it stops and
- * says how far it got, for the caller to look at the signals and the
- * timeout and come back.  A match does not cut the attempt short: the
- * decision comes when it ends.
+ * they pass; a rule sees only the streams it names, and each of them has
+ * its own ere_run, the matching state that carries a line across reads,
+ * so that a line is one line however long it is and memory stays
+ * bounded.  It matches in slices and looks at the clock between them:
+ * past the caller's time it stops and says how far it got, for the
+ * caller to look at the signals and the timeout and come back.  A match
+ * does not cut the attempt short: the decision comes when it ends.  -F
+ * makes each condition the ERE of its literal (literal_ere()).
  */
 #include <err.h>
 #include <stdint.h>
@@ -32,13 +34,15 @@
 
 struct rule {
 	struct ere	*re;
-	const char	*text;
+	const char	*text;		/* as the user gave it */
+	int		 on;		/* MATCH_ON_* */
 	struct ere_run	*run[2];	/* MATCH_STDOUT, MATCH_STDERR */
 };
 
 struct matcher {
 	struct rule	*rules[MATCH_KINDS];
 	int		 nrules[MATCH_KINDS];
+	size_t		 size;		/* of all the EREs, in instructions */
 	size_t		 slice;		/* bytes matched between looks */
 	int		 found;		/* the deciding kind, or -1 */
 	const char	*found_text;
@@ -62,44 +66,89 @@ matcher_free(struct matcher *m)
 	free(m);
 }
 
-static const char *const kind_names[] = { "success-if-output",
-    "stop-if-output", "retry-if-output" };
+/* The option that gives a rule of kind k on the streams on. */
+const char *
+match_option(int kind, int on)
+{
+	static const char names[MATCH_KINDS][3][18] = {
+		{ "success-if-stdout", "success-if-stderr",
+		    "success-if-output" },
+		{ "stop-if-stdout", "stop-if-stderr", "stop-if-output" },
+		{ "retry-if-stdout", "retry-if-stderr", "retry-if-output" },
+	};
+
+	return names[kind][on - 1];
+}
 
 #define ERE_SHOWN	100	/* bytes of an ERE quoted in an error */
 
 /*
- * Compiles r, a rule of kind k, from the ERE text, adding its size to
- * *total; false, with the usage error in msg, when it cannot be or when
+ * -F: the ERE that matches text, a literal string, and nothing else:
+ * each byte that an ERE reads otherwise gets a backslash.  It compiles
+ * to the very program that the same literal written as an ERE does, and
+ * is searched for as fast (erelit.c finds its bytes).
+ */
+static char *
+literal_ere(const char *text)
+{
+	static const char special[] = "\\.[]()*+?{}|^$";
+	char *re, *p;
+
+	if ((re = malloc(2 * strlen(text) + 1)) == NULL)
+		err(EXIT_CANCELED, NULL);
+	for (p = re; *text != '\0'; text++) {
+		if (strchr(special, *text) != NULL)
+			*p++ = '\\';
+		*p++ = *text;
+	}
+	*p = '\0';
+	return re;
+}
+
+/*
+ * Compiles rule i of kind k of m from cfg, adding its size to m->size;
+ * false, with the usage error in msg, when it cannot be or when
  * all the rules so far are together larger than one ERE may be: every
  * line is matched against every rule between two looks at the clock and
  * the signals, so it is their sum that bounds how late those looks can
  * be.
  */
 static bool
-compile_rule(struct rule *r, int k, const char *text, size_t *total,
+compile_rule(struct matcher *m, int k, const struct match_rules *cfg, int i,
     char *msg, size_t len)
 {
-	const char *why, *more = strlen(text) > ERE_SHOWN ? "..." : "";
+	struct rule *r = &m->rules[k][i];
+	const char *why, *text = cfg->output[k][i];
+	char *literal = NULL;
+	const char *more = strlen(text) > ERE_SHOWN ? "..." : "";
+	const char *name = match_option(k, cfg->on[k][i]);
 
 	r->text = text;
+	r->on = cfg->on[k][i];
 	/* Lines are matched one at a time: none has one. */
 	if (strchr(text, '\n') != NULL) {
-		snprintf(msg, len, "invalid --%s: an ERE cannot contain a "
-		    "newline", kind_names[k]);
+		snprintf(msg, len, "invalid --%s: %s cannot contain a "
+		    "newline", name, cfg->fixed ? "a fixed string" : "an ERE");
 		return false;
 	}
-	if ((r->re = ere_compile(text, &why)) == NULL) {
-		snprintf(msg, len, "invalid --%s '%.*s%s': %s", kind_names[k],
+	/* The ERE is read into a tree: its text is not kept. */
+	if (cfg->fixed)
+		literal = literal_ere(text);
+	r->re = ere_compile(cfg->fixed ? literal : text, &why);
+	free(literal);
+	if (r->re == NULL) {
+		snprintf(msg, len, "invalid --%s '%.*s%s': %s", name,
 		    ERE_SHOWN, text, more, why);
 		return false;
 	}
-	if ((r->run[0] = ere_run_new(r->re)) == NULL ||
-	    (r->run[1] = ere_run_new(r->re)) == NULL)
+	if (((r->on & MATCH_ON_STDOUT) &&
+	    (r->run[MATCH_STDOUT] = ere_run_new(r->re)) == NULL) ||
+	    ((r->on & MATCH_ON_STDERR) &&
+	    (r->run[MATCH_STDERR] = ere_run_new(r->re)) == NULL))
 		err(EXIT_CANCELED, NULL);
-	if ((*total += ere_size(r->re)) > ERE_MAX_PROG) {
+	if ((m->size += ere_size(r->re)) > ERE_MAX_PROG) {
 		snprintf(msg, len, "--%s '%.*s%s': the output conditions are "
-		    "too complex together", kind_names[k], ERE_SHOWN, text,
-		    more);
+		    "too complex together", name, ERE_SHOWN, text, more);
 		return false;
 	}
 	return true;
@@ -114,7 +163,6 @@ struct matcher *
 matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 {
 	struct matcher *m;
-	size_t total = 0;
 	bool ok;
 	int k, i;
 
@@ -128,8 +176,7 @@ matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 		    sizeof(struct rule))) == NULL)
 			err(EXIT_CANCELED, NULL);
 		for (i = 0; i < cfg->noutput[k]; i++) {
-			ok = compile_rule(&m->rules[k][i], k,
-			    cfg->output[k][i], &total, msg, len);
+			ok = compile_rule(m, k, cfg, i, msg, len);
 			if (m->rules[k][i].re != NULL)
 				m->nrules[k]++;
 			if (!ok) {
@@ -138,7 +185,7 @@ matcher_open(const struct match_rules *cfg, char *msg, size_t len)
 			}
 		}
 	}
-	m->slice = SLICE_WORK / (total + 1);
+	m->slice = SLICE_WORK / (m->size + 1);
 	m->slice = m->slice < SLICE_MIN ? SLICE_MIN : m->slice > SLICE_MAX ?
 	    SLICE_MAX : m->slice;
 	return m;
@@ -162,7 +209,8 @@ match_slice(struct matcher *m, int which, const char *p, size_t n)
 		first = SIZE_MAX;
 		for (i = 0; i < m->nrules[k]; i++) {
 			r = &m->rules[k][i];
-			if (ere_feed(r->re, r->run[which], p, n, &at) &&
+			if (r->run[which] != NULL &&
+			    ere_feed(r->re, r->run[which], p, n, &at) &&
 			    at < first) {
 				first = at;
 				m->found = k;
@@ -170,6 +218,19 @@ match_slice(struct matcher *m, int which, const char *p, size_t n)
 			}
 		}
 	}
+}
+
+/* Whether a rule looks at stream which: else it need not pass by. */
+bool
+matcher_wants(const struct matcher *m, int which)
+{
+	int k, i;
+
+	for (k = 0; m != NULL && k < MATCH_KINDS; k++)
+		for (i = 0; i < m->nrules[k]; i++)
+			if (m->rules[k][i].run[which] != NULL)
+				return true;
+	return false;
 }
 
 /* Sets up the next attempt: no condition matched yet, no line begun. */
@@ -182,8 +243,10 @@ matcher_begin(struct matcher *m)
 	m->found_text = NULL;
 	for (k = 0; k < MATCH_KINDS; k++)
 		for (i = 0; i < m->nrules[k]; i++) {
-			ere_run_reset(m->rules[k][i].run[0]);
-			ere_run_reset(m->rules[k][i].run[1]);
+			if (m->rules[k][i].run[0] != NULL)
+				ere_run_reset(m->rules[k][i].run[0]);
+			if (m->rules[k][i].run[1] != NULL)
+				ere_run_reset(m->rules[k][i].run[1]);
 		}
 }
 
@@ -218,7 +281,8 @@ matcher_eof(struct matcher *m, int which)
 	    k++)
 		for (i = 0; i < m->nrules[k]; i++) {
 			r = &m->rules[k][i];
-			if (ere_feed_end(r->re, r->run[which]) &&
+			if (r->run[which] != NULL &&
+			    ere_feed_end(r->re, r->run[which]) &&
 			    m->found != k) {
 				m->found = k;
 				m->found_text = r->text;

@@ -5,10 +5,9 @@
  *	stdin	retry's stdin, spooled by feed.c (-I); else the command
  *		reads retry's stdin itself
  *	stdout	a pipe, through the matcher (match.c) when an output
- *		condition is given, into the held file (held.c, -O) or
+ *		condition looks at it, into the held file (held.c, -O) or
  *		retry's stdout
- *	stderr	a pipe through the matcher into retry's stderr, when an
- *		output condition is given
+ *	stderr	the same, with -E's held file, into retry's stderr
  *
  * With --stall-timeout both are pipes, whatever else is given, so that
  * retry sees every byte the attempt writes: streams_taken() counts them,
@@ -84,7 +83,7 @@ struct stream {
 
 struct streams {
 	struct feed	*feed;		/* -I, or NULL */
-	struct held	*held;		/* -O, or NULL */
+	struct held	*held[2];	/* -O, -E; or NULL */
 	struct matcher	*matcher;	/* output conditions, or NULL */
 	struct stream	 out, err;
 	bool		 watch;		/* --stall-timeout: both are pipes */
@@ -462,24 +461,26 @@ stream_begin(struct stream *s, struct matcher *m, struct held *h, int dst)
 }
 
 /*
- * The streams of -I (replay_stdin), -O (hold_stdout), the output
- * conditions of m and --stall-timeout (watch), or NULL for none: the
- * command then has retry's.
+ * The streams of -I (replay_stdin), -O and -E (hold[0], hold[1]), the
+ * output conditions of m and --stall-timeout (watch), or NULL for none:
+ * the command then has retry's.
  */
 struct streams *
-streams_open(bool replay_stdin, bool hold_stdout, struct matcher *m,
+streams_open(bool replay_stdin, const bool hold[2], struct matcher *m,
     bool watch)
 {
 	struct streams *st;
 
-	if (!replay_stdin && !hold_stdout && m == NULL && !watch)
+	if (!replay_stdin && !hold[0] && !hold[1] && m == NULL && !watch)
 		return NULL;
 	if ((st = calloc(1, sizeof(*st))) == NULL)
 		err(EXIT_CANCELED, NULL);
 	if (replay_stdin)
 		st->feed = feed_open();
-	if (hold_stdout)
-		st->held = held_open();
+	if (hold[0])
+		st->held[0] = held_open("--hold-stdout");
+	if (hold[1])
+		st->held[1] = held_open("--hold-stderr");
 	st->matcher = m;
 	st->watch = watch;
 	st->out = (struct stream){ .which = MATCH_STDOUT, .src = -1,
@@ -496,19 +497,23 @@ streams_open(bool replay_stdin, bool hold_stdout, struct matcher *m,
 void
 streams_begin(struct streams *st, int fd[3])
 {
+	struct stream *s[2] = { &st->out, &st->err };
+	struct matcher *m;
+	int i;
+
 	fd[0] = feed_begin(st->feed);
-	fd[1] = fd[2] = -1;
-	if (st->held != NULL)
-		held_begin(st->held);
 	if (st->matcher != NULL)
 		matcher_begin(st->matcher);
-	if (st->matcher != NULL || st->watch) {
-		fd[1] = stream_begin(&st->out, st->matcher, st->held,
-		    STDOUT_FILENO);
-		fd[2] = stream_begin(&st->err, st->matcher, NULL,
-		    STDERR_FILENO);
-	} else if (st->held != NULL)
-		fd[1] = stream_begin(&st->out, NULL, st->held, -1);
+	/* A stream that none of these needs is the command's own. */
+	for (i = 0; i < 2; i++) {
+		m = matcher_wants(st->matcher, i) ? st->matcher : NULL;
+		fd[i + 1] = -1;
+		if (st->held[i] != NULL)
+			held_begin(st->held[i]);
+		if (m != NULL || st->held[i] != NULL || st->watch)
+			fd[i + 1] = stream_begin(s[i], m, st->held[i],
+			    STDOUT_FILENO + i);
+	}
 }
 
 /* Fills in up to STREAMS_FDS descriptors to wait for; returns how many. */
@@ -520,6 +525,18 @@ streams_fds(struct streams *st, struct pollfd *fds)
 	n += stream_fd(&st->out, &fds[n]);
 	n += stream_fd(&st->err, &fds[n]);
 	return n;
+}
+
+/* What stream s could not write, for streams_fail(). */
+static void
+stream_failed(struct streams *st, const struct stream *s)
+{
+	if (s->held != NULL)
+		st->failed = s->which == MATCH_STDOUT ?
+		    "--hold-stdout: temporary file" :
+		    "--hold-stderr: temporary file";
+	else
+		st->failed = "standard output";
 }
 
 /*
@@ -548,13 +565,13 @@ streams_service(struct streams *st, const struct pollfd *fds, int nfds)
 			continue;
 		}
 		if ((e = stream_service(s, &fds[i], until)) != 0)
-			st->failed = s->held != NULL ?
-			    "--hold-stdout: temporary file" : "standard output";
+			stream_failed(st, s);
 	}
 	/* The held file takes every byte at once; a pipe waits for room. */
-	while (e == 0 && st->out.held != NULL && st->out.tail > st->out.head)
-		if ((e = stream_write(&st->out)) != 0)
-			st->failed = "--hold-stdout: temporary file";
+	for (i = 0, s = &st->out; i < 2; i++, s = &st->err)
+		while (e == 0 && s->held != NULL && s->tail > s->head)
+			if ((e = stream_write(s)) != 0)
+				stream_failed(st, s);
 	return e;
 }
 
@@ -617,26 +634,9 @@ streams_end(struct streams *st, const char **text)
 	return st->matcher != NULL ? matcher_end(st->matcher, text) : -1;
 }
 
-/*
- * Copies the held output to out by the deadline (0: none): 0, -1 with
- * errno if out failed (ETIMEDOUT: the deadline passed first), or the stop
- * signal that interrupted the copy.  Without -O, 0.
- */
-int
-streams_flush(const struct sigstate *ss, const struct streams *st, int out,
-    nsec_t deadline)
+/* The held file of stream which (MATCH_STDOUT: -O, else -E), or NULL. */
+struct held *
+streams_held(const struct streams *st, int which)
 {
-	if (st == NULL || st->held == NULL)
-		return 0;
-	return held_flush(ss, st->held, out, deadline);
-}
-
-/* A failed attempt's held output to its sink: see held_flush_failed(). */
-int
-streams_flush_failed(const struct sigstate *ss, const struct streams *st,
-    struct failed_sink *fs, nsec_t deadline)
-{
-	if (st == NULL || st->held == NULL)
-		return 0;
-	return held_flush_failed(ss, st->held, fs, deadline);
+	return st != NULL ? st->held[which] : NULL;
 }

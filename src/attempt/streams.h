@@ -17,7 +17,7 @@ struct matcher;
 
 #define STREAMS_FDS	3	/* descriptors to wait for, at most */
 struct streams;
-struct streams	*streams_open(bool replay_stdin, bool hold_stdout,
+struct streams	*streams_open(bool replay_stdin, const bool hold[2],
 		    struct matcher *m, bool watch);
 void		 streams_begin(struct streams *st, int fd[3]);
 int		 streams_fds(struct streams *st, struct pollfd *fds);
@@ -29,11 +29,6 @@ bool		 streams_backed_up(const struct streams *st);
 bool		 streams_busy(const struct streams *st);
 _Noreturn void	 streams_fail(const struct streams *st, int error);
 int		 streams_end(struct streams *st, const char **text);
-int		 streams_flush(const struct sigstate *ss,
-		    const struct streams *st, int out, nsec_t deadline);
-
-int		 streams_flush_failed(const struct sigstate *ss,
-		    const struct streams *st, struct failed_sink *fs,
-		    nsec_t deadline);
+struct held	*streams_held(const struct streams *st, int which);
 
 #endif /* STREAMS_H */

@@ -32,7 +32,9 @@ struct config {
 	bool		foreground;
 	bool		replay_stdin;
 	bool		hold_stdout;
+	bool		hold_stderr;	/* -E */
 	const char	*failed_output;	/* -O's failed output; NULL */
+	const char	*failed_stderr;	/* -E's failed output; NULL */
 	bool		dry_run;
 	bool		guard_status;	/* show the guards, run nothing */
 	bool		guard_reset;	/* reset them, show, run nothing */

@@ -8,6 +8,8 @@
  * are bounded: unlimited attempts show DRYRUN_UNLIMITED_ROWS rows and a
  * count above DRYRUN_MAX_ROWS shows that many, so that the table starts
  * at once whatever -n says (-n 9223372036854775807 once ran until killed).
+ * After the table, a comment line for each option whose effect a dry run
+ * can only describe: the output conditions, the held streams and more.
  * run_nothing() is where every mode that runs no command starts: this
  * table, or --guard-status and --guard-reset.
  */
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attempt/match.h"
 #include "guard/guard.h"
 #include "guard/spec.h"
 #include "log/metrics.h"
@@ -200,6 +203,66 @@ dry_worst(const struct config *cfg, nsec_t worst)
 	printf("\n");
 }
 
+/* Where a failed attempt's held output goes, as the sink's option says. */
+static void
+dry_failed_sink(const char *where, const char *dflt, struct strbuf *sb)
+{
+	if (where == NULL)
+		where = dflt;
+	if (strcmp(where, "drop") == 0)
+		sb_str(sb, "is dropped");
+	else if (strcmp(where, "stderr") == 0)
+		sb_str(sb, "goes to stderr");
+	else {
+		sb_str(sb, "is appended to '");
+		sb_visible(sb, where);
+		sb_str(sb, "'");
+	}
+}
+
+/*
+ * The output conditions, each on its streams, and the held streams: what
+ * decides an attempt's fate or output besides the table.  The user's text
+ * is made visible: no control character reaches the terminal.
+ */
+static void
+dry_streams(const struct config *cfg)
+{
+	/* Arrays, not pointers: no relocation for each at every start. */
+	static const char verdict[MATCH_KINDS][16] = { "is a success",
+	    "is not retried", "is retried" };
+	static const char on[4][17] = { "", "stdout", "stderr",
+	    "stdout or stderr" };
+	const struct match_rules *c = &cfg->conds;
+	struct strbuf sb = { 0 };
+	int k, i;
+
+	for (k = 0; k < MATCH_KINDS; k++)
+		for (i = 0; i < c->noutput[k]; i++) {
+			sb_printf(&sb, "# --%s='", match_option(k,
+			    c->on[k][i]));
+			sb_visible(&sb, c->output[k][i]);
+			sb_printf(&sb, "'%s: an attempt with a line on %s that "
+			    "%s %s\n", c->fixed ? " (-F)" : "", on[c->on[k][i]],
+			    c->fixed ? "contains it" : "matches", verdict[k]);
+		}
+	if (cfg->hold_stdout) {
+		sb_str(&sb, "# --hold-stdout: only the final attempt's stdout "
+		    "reaches stdout; a failed attempt's ");
+		dry_failed_sink(cfg->failed_output, "stderr", &sb);
+		sb_str(&sb, "\n");
+	}
+	if (cfg->hold_stderr) {
+		sb_str(&sb, "# --hold-stderr: only the final attempt's stderr "
+		    "reaches stderr; a failed attempt's ");
+		dry_failed_sink(cfg->failed_stderr, "drop", &sb);
+		sb_str(&sb, "\n");
+	}
+	if (sb.len > 0)
+		printf("%s", sb_text(&sb));
+	sb_free(&sb);
+}
+
 /*
  * --dry-run: the schedule as a table whose columns line up, each with
  * one number of decimals for all its values: a first pass measures the
@@ -239,6 +302,7 @@ dry_run(const struct config *cfg)
 		    "long attempts run\n", w);
 	}
 	dry_delays(&cfg->sched);
+	dry_streams(cfg);
 	if (cfg->stall != 0) {
 		format_span(w, sizeof(w), cfg->stall);
 		printf("# --stall-timeout=%s: an attempt with no output for %s "

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "attempt/match.h"
 #include "guard/spec.h"
 #include "log/jsonlog.h"
 #include "os/defs.h"
@@ -44,7 +43,6 @@ config_defaults(struct config *cfg)
 	cfg->log_format = LOG_TEXT;
 }
 
-
 enum {
 	OPT_SPLAY = 256,
 	OPT_SEED,
@@ -53,9 +51,16 @@ enum {
 	OPT_DRY_RUN,
 	OPT_GUARD_STATUS,
 	OPT_GUARD_RESET,
-	OPT_SUCCESS_IF_OUTPUT,
+	OPT_SUCCESS_IF_OUTPUT,	/* nine, in parse_output_rule()'s order */
+	OPT_SUCCESS_IF_STDOUT,
+	OPT_SUCCESS_IF_STDERR,
 	OPT_STOP_IF_OUTPUT,
+	OPT_STOP_IF_STDOUT,
+	OPT_STOP_IF_STDERR,
 	OPT_RETRY_IF_OUTPUT,
+	OPT_RETRY_IF_STDOUT,
+	OPT_RETRY_IF_STDERR,
+	OPT_FAILED_STDERR,
 	OPT_ON_RETRY,
 	OPT_ON_GIVE_UP,
 	OPT_RESET_AFTER,
@@ -74,7 +79,7 @@ enum {
 	OPT_DEBIAN_UNTIL	/* not an option: see debian_hint() */
 };
 
-static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:S:IOqvhV";
+static const char shortopts[] = "+:n:b:f:c:j:r:x:t:s:k:m:S:EFIOqvhV";
 
 static const struct option longopts[] = {
 	{ "attempts",		required_argument,	NULL, 'n' },
@@ -101,6 +106,8 @@ static const struct option longopts[] = {
 	{ "hold-stdout",	no_argument,		NULL, 'O' },
 	{ "failed-output",	required_argument,	NULL,
 	    OPT_FAILED_OUTPUT },
+	{ "hold-stderr",	no_argument,		NULL, 'E' },
+	{ "failed-stderr",	required_argument,	NULL, OPT_FAILED_STDERR },
 	{ "log-format",		required_argument,	NULL, OPT_LOG_FORMAT },
 	{ "log-file",		required_argument,	NULL, OPT_LOG_FILE },
 	{ "http",		required_argument,	NULL, OPT_HTTP },
@@ -115,6 +122,17 @@ static const struct option longopts[] = {
 	{ "stop-if-output",	required_argument,	NULL, OPT_STOP_IF_OUTPUT },
 	{ "retry-if-output",	required_argument,	NULL,
 	    OPT_RETRY_IF_OUTPUT },
+	{ "success-if-stdout",	required_argument,	NULL,
+	    OPT_SUCCESS_IF_STDOUT },
+	{ "success-if-stderr",	required_argument,	NULL,
+	    OPT_SUCCESS_IF_STDERR },
+	{ "stop-if-stdout",	required_argument,	NULL, OPT_STOP_IF_STDOUT },
+	{ "stop-if-stderr",	required_argument,	NULL, OPT_STOP_IF_STDERR },
+	{ "retry-if-stdout",	required_argument,	NULL,
+	    OPT_RETRY_IF_STDOUT },
+	{ "retry-if-stderr",	required_argument,	NULL,
+	    OPT_RETRY_IF_STDERR },
+	{ "fixed-strings",	no_argument,		NULL, 'F' },
 	{ "on-retry",		required_argument,	NULL, OPT_ON_RETRY },
 	{ "on-give-up",		required_argument,	NULL, OPT_ON_GIVE_UP },
 	{ "reset-after",	required_argument,	NULL, OPT_RESET_AFTER },
@@ -140,23 +158,6 @@ long_name(int val)
 	return "?";
 }
 
-/*
- * An ERE is compiled by match.c, when the run starts.  The first rule of
- * a kind in argv replaces those of RETRY_OPTIONS.
- */
-static const char *
-add_output_rule(struct config *cfg, struct pass *p, enum match_kind k,
-    const char *re)
-{
-	if (!p->seen[k])
-		cfg->conds.noutput[k] = 0;
-	p->seen[k] = true;
-	if (cfg->conds.noutput[k] == OUTPUT_RULES_MAX)
-		return "too many, the limit is 16";
-	cfg->conds.output[k][cfg->conds.noutput[k]++] = re;
-	return NULL;
-}
-
 /* The value of a log option: where the messages go, in which form. */
 static const char *
 parse_log_value(int opt, const char *arg, struct config *cfg)
@@ -176,6 +177,10 @@ parse_log_value(int opt, const char *arg, struct config *cfg)
 	case OPT_FAILED_OUTPUT:	/* where -O's other output goes */
 		cfg->failed_output = arg;
 		cfg->hold_stdout = true;
+		return *arg == '\0' ? "empty file name" : NULL;
+	case OPT_FAILED_STDERR:	/* and -E's */
+		cfg->failed_stderr = arg;
+		cfg->hold_stderr = true;
 		return *arg == '\0' ? "empty file name" : NULL;
 	default:
 		return NULL;
@@ -245,6 +250,9 @@ parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
 
 	if ((d = duration_option(opt, cfg)) != NULL)
 		return parse_duration(arg, d, opt == 'k');
+	if (opt >= OPT_SUCCESS_IF_OUTPUT && opt <= OPT_RETRY_IF_STDERR)
+		return parse_output_rule(arg, opt - OPT_SUCCESS_IF_OUTPUT,
+		    &cfg->conds, p->seen);
 	switch (opt) {
 	case 'n':
 		return parse_attempts(arg, &cfg->attempts);
@@ -269,12 +277,6 @@ parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
 	case OPT_HTTP:
 		cfg->http_file = arg;
 		return *arg == '\0' ? "empty file name" : NULL;
-	case OPT_SUCCESS_IF_OUTPUT:
-		return add_output_rule(cfg, p, MATCH_SUCCESS, arg);
-	case OPT_STOP_IF_OUTPUT:
-		return add_output_rule(cfg, p, MATCH_STOP, arg);
-	case OPT_RETRY_IF_OUTPUT:
-		return add_output_rule(cfg, p, MATCH_RETRY, arg);
 	case OPT_ON_RETRY:
 		cfg->on_retry = arg;
 		return *arg == '\0' ? "empty command" : NULL;
@@ -302,6 +304,12 @@ parse_flag(int opt, struct config *cfg)
 		return true;
 	case 'O':
 		cfg->hold_stdout = true;
+		return true;
+	case 'E':
+		cfg->hold_stderr = true;
+		return true;
+	case 'F':
+		cfg->conds.fixed = true;
 		return true;
 	case OPT_DRY_RUN:
 		cfg->dry_run = true;

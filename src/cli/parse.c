@@ -16,12 +16,39 @@
 #include <string.h>
 #include <strings.h>
 
+#include "attempt/match.h"
 #include "log/jsonlog.h"
 #include "os/defs.h"
 #include "os/signals.h"
 #include "policy/backoff.h"
 #include "text/duration.h"
 #include "parse.h"
+
+/*
+ * An output condition: form is its option's place among the nine, kind
+ * by kind (success, stop, retry), and within a kind both streams, stdout,
+ * stderr.  Its ERE is compiled by match.c, when the run starts.  The
+ * first rule of a kind in a pass (seen), whichever stream it names,
+ * replaces those of the pass before (RETRY_OPTIONS'); the 16 of a kind
+ * are shared by its three forms.
+ */
+const char *
+parse_output_rule(const char *re, int form, struct match_rules *c,
+    bool seen[MATCH_KINDS])
+{
+	static const unsigned char on[3] = { MATCH_ON_BOTH, MATCH_ON_STDOUT,
+	    MATCH_ON_STDERR };
+	int k = form / 3;
+
+	if (!seen[k])
+		c->noutput[k] = 0;
+	seen[k] = true;
+	if (c->noutput[k] == OUTPUT_RULES_MAX)
+		return "too many, the limit is 16";
+	c->on[k][c->noutput[k]] = on[form % 3];
+	c->output[k][c->noutput[k]++] = re;
+	return NULL;
+}
 
 /*
  * --delays: DURATIONs separated by commas, at most DELAYS_MAX, into

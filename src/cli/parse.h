@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attempt/match.h"
 #include "log/jsonlog.h"
 #include "os/defs.h"
 #include "policy/backoff.h"
@@ -20,6 +21,8 @@ const char	*parse_delays(const char *s, struct schedule *sched, char *why,
 		    size_t len);
 const char	*parse_factor(const char *s, double *out);
 const char	*parse_jitter(const char *s, struct jitter *j);
+const char	*parse_output_rule(const char *re, int form,
+		    struct match_rules *c, bool seen[MATCH_KINDS]);
 const char	*parse_seed(const char *s, uint64_t *out);
 const char	*parse_signal(const char *s, int *out);
 const char	*parse_log_format(const char *s, enum log_format *out);
