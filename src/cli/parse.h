@@ -21,6 +21,7 @@ const char	*parse_delays(const char *s, struct schedule *sched, char *why,
 const char	*parse_factor(const char *s, double *out);
 const char	*parse_jitter(const char *s, struct jitter *j);
 const char	*parse_seed(const char *s, uint64_t *out);
+const char	*parse_status(const char *s, int *out);
 const char	*parse_signal(const char *s, int *out);
 const char	*parse_log_format(const char *s, enum log_format *out);
 

@@ -1,0 +1,34 @@
+/*
+ * afterfile.h: what afterfile.c offers its callers: RETRY_AFTER_FILE,
+ * the file where an attempt may say when, or whether, to run it again.
+ */
+#ifndef AFTERFILE_H
+#define AFTERFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "os/defs.h"
+#include "os/privdir.h"
+#include "policy/after.h"
+
+#define AFTER_VAR	"RETRY_AFTER_FILE="
+
+struct after_file {
+	struct privdir	 dir;		/* the attempt's; fd -1 between */
+	char		 var[sizeof(AFTER_VAR) + PRIVDIR_PATH_MAX + 8];
+	char		 text[AFTER_TEXT_MAX + 2];	/* what was read */
+	size_t		 len;		/* AFTER_TEXT_MAX + 1: too long */
+	const char	*refused;	/* why it was not read, or NULL */
+	bool		 told;		/* that no directory could be made */
+	enum after_ask	 ask;		/* after_file_ask()'s answer */
+	nsec_t		 delay;		/* with AFTER_WAIT */
+};
+
+void		 after_file_init(struct after_file *a);
+void		 after_file_begin(struct after_file *a);
+void		 after_file_end(struct after_file *a);
+enum after_ask	 after_file_ask(struct after_file *a, long long k,
+		    nsec_t wall);
+
+#endif /* AFTERFILE_H */

@@ -1,0 +1,116 @@
+/*
+ * privdir.c: a fresh directory of mode 0700, for files that a command
+ * and retry share: made with mkdtemp(3) in $XDG_RUNTIME_DIR, else
+ * $TMPDIR, else /tmp, and removed with what the command left in it.
+ *
+ * A base directory is taken only when it is absolute, fits, and is the
+ * user's or root's, and others who may write to it cannot rename what is
+ * in it (the sticky bit): elsewhere another user could swap the
+ * directory for one of theirs under the command's feet.  The directory
+ * made is then checked through its own descriptor, which retry keeps:
+ * every later access is relative to it and never follows a link.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fd.h"
+#include "privdir.h"
+
+#define REMOVE_MAX	64	/* entries removed, at most */
+
+/* Whether base is a directory where others cannot swap our entries. */
+static bool
+safe_base(const char *base)
+{
+	struct stat st;
+
+	if (base == NULL || *base != '/' || stat(base, &st) == -1 ||
+	    !S_ISDIR(st.st_mode))
+		return false;
+	if (st.st_uid != geteuid() && st.st_uid != 0)
+		return false;
+	return (st.st_mode & (S_IWGRP | S_IWOTH)) == 0 ||
+	    (st.st_mode & S_ISVTX) != 0;
+}
+
+/* mkdtemp() in base, into d; 0 or an errno. */
+static int
+make_in(struct privdir *d, const char *base, const char *prefix)
+{
+	struct stat st;
+	int n;
+
+	n = snprintf(d->path, sizeof(d->path), "%s%s%s.XXXXXX", base,
+	    base[strlen(base) - 1] == '/' ? "" : "/", prefix);
+	if (n < 0 || (size_t)n >= sizeof(d->path))
+		return ENAMETOOLONG;
+	if (mkdtemp(d->path) == NULL)
+		return errno;
+	d->fd = fd_above_stdio(open(d->path, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC));
+	if (d->fd != -1 && fstat(d->fd, &st) == 0 &&
+	    st.st_uid == geteuid() && (st.st_mode & 07777) == 0700)
+		return 0;
+	n = d->fd == -1 ? errno : EPERM;
+	if (d->fd != -1)
+		close(d->fd);
+	d->fd = -1;
+	(void)rmdir(d->path);
+	return n;
+}
+
+/*
+ * A fresh directory, PREFIX.XXXXXX in the first base that is safe: 0, or
+ * the last errno (ENOENT: no base was safe), d->fd -1.
+ */
+int
+privdir_make(struct privdir *d, const char *prefix)
+{
+	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), getenv("TMPDIR"),
+	    "/tmp" };
+	size_t i;
+	int error = ENOENT;
+
+	d->fd = -1;
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+		if (safe_base(bases[i]) &&
+		    (error = make_in(d, bases[i], prefix)) == 0)
+			return 0;
+	return error;
+}
+
+/*
+ * Removes d with the entries the command left in it: files, links and
+ * empty directories, REMOVE_MAX at most, never following a link.  False
+ * when something stays.
+ */
+bool
+privdir_remove(struct privdir *d)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd, n = 0;
+
+	if (d->fd == -1)
+		return true;
+	if ((fd = dup(d->fd)) != -1 && (dir = fdopendir(fd)) != NULL) {
+		while (n++ < REMOVE_MAX && (de = readdir(dir)) != NULL)
+			if (strcmp(de->d_name, ".") != 0 &&
+			    strcmp(de->d_name, "..") != 0 &&
+			    unlinkat(d->fd, de->d_name, 0) == -1)
+				(void)unlinkat(d->fd, de->d_name,
+				    AT_REMOVEDIR);
+		closedir(dir);
+	} else if (fd != -1)
+		close(fd);
+	close(d->fd);
+	d->fd = -1;
+	return rmdir(d->path) == 0;
+}
