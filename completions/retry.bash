@@ -12,7 +12,7 @@ _retry_longopts=(attempts= base= factor= cap= jitter= splay= seed= retry-on=
 	version success-if-output= stop-if-output= retry-if-output= on-retry=
 	on-give-up= reset-after= http= budget= breaker= json-log= preset=
 	until-failure stall-timeout= delays= failed-output= log-on-failure
-	guard-status guard-reset)
+	guard-status guard-reset exhausted-status=)
 _retry_shortopts=(n= b= f= c= j= r= x= t= s= k= m= S= I O q v h V)
 declare -gA _retry_short_long=([n]=attempts [b]=base [f]=factor [c]=cap
 	[j]=jitter [r]=retry-on [x]=stop-on [t]=timeout [s]=signal

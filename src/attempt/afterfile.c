@@ -100,7 +100,7 @@ after_file_end(struct after_file *a)
 	if (a->dir.fd == -1)
 		return;
 	read_after(a);
-	if (!privdir_remove(&a->dir))
+	if (!privdir_remove(&a->dir, AFTER_NAME))
 		warnx_safe("RETRY_AFTER_FILE: %s: cannot remove what the "
 		    "attempt left there", a->dir.path);
 	snprintf(a->var, sizeof(a->var), "%s", AFTER_VAR);

@@ -20,6 +20,7 @@
 #include "guard/spec.h"
 #include "os/clock.h"
 #include "os/defs.h"
+#include "os/privdir.h"
 #include "os/signals.h"
 #include "policy/backoff.h"
 #include "text/format.h"
@@ -169,6 +170,29 @@ dry_worst(const struct config *cfg, nsec_t worst)
 }
 
 /*
+ * How a run that gives up exits, and whether RETRY_AFTER_FILE can be
+ * given: a directory made and removed, as each attempt would.  Said only
+ * when it is not as usual, so that a plain dry run prints the table.
+ */
+static void
+dry_ends(const struct config *cfg)
+{
+	struct privdir d;
+	int error;
+
+	if (cfg->exhausted_status >= 0)
+		printf("# --exhausted-status=%d: the exit status when the run "
+		    "gives up on an outcome that would be retried\n",
+		    cfg->exhausted_status);
+	if ((error = privdir_make(&d, "retry-after")) == 0)
+		(void)privdir_remove(&d, "after");
+	else
+		printf("# RETRY_AFTER_FILE will be empty: no private directory "
+		    "in $XDG_RUNTIME_DIR, $TMPDIR or /tmp (%s)\n",
+		    strerror(error));
+}
+
+/*
  * --dry-run: the schedule as a table whose columns line up, each with
  * one number of decimals for all its values: a first pass measures the
  * rows, a second prints them, from the same seed.
@@ -214,6 +238,7 @@ dry_run(const struct config *cfg)
 	}
 	dry_guard(&cfg->budget, "retry budget");
 	dry_guard(&cfg->breaker, "circuit breaker");
+	dry_ends(cfg);
 	if (cfg->env_options != NULL)
 		printf("# options from RETRY_OPTIONS: %s\n", cfg->env_options);
 	/* Not when --max-time cut the table before the 20th row. */

@@ -23,7 +23,8 @@
 #include "fd.h"
 #include "privdir.h"
 
-#define REMOVE_MAX	64	/* entries removed, at most */
+#define ENTRIES_MAX	4096	/* removed from one directory, at most */
+#define DEPTH_MAX	8	/* levels of directories below it */
 
 /* Whether base is a directory where others cannot swap our entries. */
 static bool
@@ -87,30 +88,63 @@ privdir_make(struct privdir *d, const char *prefix)
 }
 
 /*
- * Removes d with the entries the command left in it: files, links and
- * empty directories, REMOVE_MAX at most, never following a link.  False
- * when something stays.
+ * Empties the directory fd, depth levels below d, of what the command
+ * left: files, links, directories (DEPTH_MAX deep), ENTRIES_MAX entries
+ * a level at most, never following a link.  Two passes, as readdir(3)
+ * may skip an entry while others go.
  */
-bool
-privdir_remove(struct privdir *d)
+static void
+empty_dir(int fd, int depth)
 {
 	struct dirent *de;
 	DIR *dir;
-	int fd, n = 0;
+	int pass, n, sub, dfd;
+
+	(void)fchmod(fd, 0700);
+	for (pass = 0; pass < 2; pass++) {
+		if ((dfd = dup(fd)) == -1)
+			return;
+		if ((dir = fdopendir(dfd)) == NULL) {
+			close(dfd);
+			return;
+		}
+		rewinddir(dir);
+		for (n = 0; n < ENTRIES_MAX && (de = readdir(dir)) != NULL;
+		    n++) {
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0 ||
+			    unlinkat(fd, de->d_name, 0) == 0 ||
+			    depth >= DEPTH_MAX)
+				continue;
+			sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+			if (sub != -1) {
+				empty_dir(sub, depth + 1);
+				close(sub);
+			}
+			(void)unlinkat(fd, de->d_name, AT_REMOVEDIR);
+		}
+		closedir(dir);
+	}
+}
+
+/*
+ * Removes d, name in it first, then what else the command left there.
+ * False when something stays.
+ */
+bool
+privdir_remove(struct privdir *d, const char *name)
+{
+	bool ok;
 
 	if (d->fd == -1)
 		return true;
-	if ((fd = dup(d->fd)) != -1 && (dir = fdopendir(fd)) != NULL) {
-		while (n++ < REMOVE_MAX && (de = readdir(dir)) != NULL)
-			if (strcmp(de->d_name, ".") != 0 &&
-			    strcmp(de->d_name, "..") != 0 &&
-			    unlinkat(d->fd, de->d_name, 0) == -1)
-				(void)unlinkat(d->fd, de->d_name,
-				    AT_REMOVEDIR);
-		closedir(dir);
-	} else if (fd != -1)
-		close(fd);
+	(void)unlinkat(d->fd, name, 0);
+	if (!(ok = rmdir(d->path) == 0)) {
+		empty_dir(d->fd, 0);
+		ok = rmdir(d->path) == 0;
+	}
 	close(d->fd);
 	d->fd = -1;
-	return rmdir(d->path) == 0;
+	return ok;
 }

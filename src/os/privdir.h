@@ -15,6 +15,6 @@ struct privdir {
 };
 
 int		 privdir_make(struct privdir *d, const char *prefix);
-bool		 privdir_remove(struct privdir *d);
+bool		 privdir_remove(struct privdir *d, const char *name);
 
 #endif /* PRIVDIR_H */
