@@ -41,6 +41,7 @@
 #include "policy/http.h"
 #include "policy/outcomes.h"
 #include "text/escape.h"
+#include "text/format.h"
 
 extern char **environ;
 
@@ -371,27 +372,29 @@ asked_delay(struct run *r, long long k, const struct outcome *o,
 	static const char *const end[] = { [AFTER_PAST_MAX_TIME] =
 	    "past --max-time", [AFTER_PAST_CEILING] = "more than the 1h "
 	    "retry waits without --max-time" };
-	const char *who = "the server";
 	enum after_fit fit;
+	char d[32];
 
 	*asked = -1;
 	if (r->cfg->http_file != NULL && o->http_status != 0 &&
 	    http_wait(&r->head, wall_now(), r->cfg->sched.cap, asked, r->why,
 	    sizeof(r->why)) == HTTP_WAIT_IGNORED)
 		log_note(&r->log, k, "%s", r->why);
+	/* Whole seconds, rounded up: never "60s, more than --cap=60s". */
+	snprintf(d, sizeof(d), "%llds",
+	    (long long)((*asked + NSEC_PER_SEC - 1) / NSEC_PER_SEC));
+	snprintf(r->why, sizeof(r->why), "the server asks to wait %s", d);
 	snprintf(label, len, "Retry-After: %s", r->head.retry_after);
 	if (r->after.ask == AFTER_WAIT && r->after.delay > *asked) {
 		*asked = r->after.delay;
-		who = "RETRY_AFTER_FILE";
+		format_span(d, sizeof(d), *asked);
+		snprintf(r->why, sizeof(r->why), "RETRY_AFTER_FILE asks to "
+		    "wait %s", d);
 		snprintf(label, len, "RETRY_AFTER_FILE: %.64s", r->after.text);
-		label[strcspn(label, "\r\n")] = '\0';
 	}
 	if (*asked < 0 || (fit = after_fit(*asked, r->cfg->sched.cap,
 	    mono_now(), r->deadline)) == AFTER_FITS)
 		return NULL;
-	/* Whole seconds, rounded up: never "60s, more than --cap=60s". */
-	snprintf(r->why, sizeof(r->why), "%s asks to wait %llds", who,
-	    (long long)((*asked + NSEC_PER_SEC - 1) / NSEC_PER_SEC));
 	if (fit == AFTER_ABOVE_CAP) {
 		log_note(&r->log, k, "%s, more than --cap: waiting for it",
 		    r->why);

@@ -106,6 +106,18 @@ after_file_end(struct after_file *a)
 	snprintf(a->var, sizeof(a->var), "%s", AFTER_VAR);
 }
 
+/* s without the blanks and the line end around it, in place. */
+static void
+trim(char *s)
+{
+	size_t start = strspn(s, " \t"), end = strlen(s);
+
+	while (end > start && strchr(" \t\r\n", s[end - 1]) != NULL)
+		end--;
+	memmove(s, s + start, end - start);
+	s[end - start] = '\0';
+}
+
 /*
  * What attempt k, which is to be retried, asks through the file, judged
  * at the wall-clock time wall; refused content is one warning.
@@ -120,6 +132,8 @@ after_file_ask(struct after_file *a, long long k, nsec_t wall)
 	else
 		a->ask = after_parse(a->text, a->len, wall, &a->delay, why,
 		    sizeof(why));
+	if (a->ask == AFTER_WAIT)	/* the value alone, for the log */
+		trim(a->text);
 	if (a->refused != NULL)
 		warnx_safe("attempt %lld: RETRY_AFTER_FILE ignored: %s", k,
 		    a->refused);
