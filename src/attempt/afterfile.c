@@ -34,7 +34,7 @@ after_file_init(struct after_file *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->dir.fd = -1;
-	snprintf(a->var, sizeof(a->var), "%s", AFTER_VAR);
+	memcpy(a->var, AFTER_VAR, sizeof(AFTER_VAR));
 }
 
 /* The attempt's directory, named in the variable; empty without one. */
@@ -43,12 +43,17 @@ after_file_begin(struct after_file *a)
 {
 	int error;
 
+	char *p = a->var + sizeof(AFTER_VAR) - 1;
+	size_t n;
+
+	/* No snprintf(3): a run of one attempt pays for this. */
 	if ((error = privdir_make(&a->dir, "retry-after")) == 0) {
-		snprintf(a->var, sizeof(a->var), "%s%s/%s", AFTER_VAR,
-		    a->dir.path, AFTER_NAME);
+		n = strlen(a->dir.path);
+		memcpy(p, a->dir.path, n);
+		memcpy(p + n, "/" AFTER_NAME, sizeof("/" AFTER_NAME));
 		return;
 	}
-	snprintf(a->var, sizeof(a->var), "%s", AFTER_VAR);
+	*p = '\0';
 	if (!a->told)
 		warnx_safe("RETRY_AFTER_FILE: no private directory in "
 		    "$XDG_RUNTIME_DIR, $TMPDIR or /tmp (%s): the variable "
@@ -56,8 +61,11 @@ after_file_begin(struct after_file *a)
 	a->told = true;
 }
 
-/* What the attempt wrote, into a->text; refused says why if not read. */
-static void
+/*
+ * What the attempt wrote, into a->text; refused says why if not read.
+ * False when there is no such file.
+ */
+static bool
 read_after(struct after_file *a)
 {
 	struct stat st;
@@ -67,10 +75,11 @@ read_after(struct after_file *a)
 	fd = openat(a->dir.fd, AFTER_NAME, O_RDONLY | O_NOFOLLOW |
 	    O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd == -1) {
-		if (errno != ENOENT)
-			a->refused = errno == ELOOP ? "a symbolic link" :
-			    "cannot be opened";
-		return;
+		if (errno == ENOENT)
+			return false;
+		a->refused = errno == ELOOP ? "a symbolic link" :
+		    "cannot be opened";
+		return true;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
 		a->refused = "not a regular file";
@@ -86,6 +95,7 @@ read_after(struct after_file *a)
 	}
 	close(fd);
 	a->text[a->len] = '\0';
+	return true;
 }
 
 /* After the attempt: the file read, the directory gone, the name too. */
@@ -99,11 +109,10 @@ after_file_end(struct after_file *a)
 	a->delay = -1;
 	if (a->dir.fd == -1)
 		return;
-	read_after(a);
-	if (!privdir_remove(&a->dir, AFTER_NAME))
+	if (!privdir_remove(&a->dir, read_after(a) ? AFTER_NAME : NULL))
 		warnx_safe("RETRY_AFTER_FILE: %s: cannot remove what the "
 		    "attempt left there", a->dir.path);
-	snprintf(a->var, sizeof(a->var), "%s", AFTER_VAR);
+	a->var[sizeof(AFTER_VAR) - 1] = '\0';
 }
 
 /* s without the blanks and the line end around it, in place. */

@@ -185,7 +185,7 @@ dry_ends(const struct config *cfg)
 		    "gives up on an outcome that would be retried\n",
 		    cfg->exhausted_status);
 	if ((error = privdir_make(&d, "retry-after")) == 0)
-		(void)privdir_remove(&d, "after");
+		(void)privdir_remove(&d, NULL);
 	else
 		printf("# RETRY_AFTER_FILE will be empty: no private directory "
 		    "in $XDG_RUNTIME_DIR, $TMPDIR or /tmp (%s)\n",

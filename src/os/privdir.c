@@ -46,12 +46,17 @@ static int
 make_in(struct privdir *d, const char *base, const char *prefix)
 {
 	struct stat st;
+	size_t b = strlen(base), p = strlen(prefix);
 	int n;
 
-	n = snprintf(d->path, sizeof(d->path), "%s%s%s.XXXXXX", base,
-	    base[strlen(base) - 1] == '/' ? "" : "/", prefix);
-	if (n < 0 || (size_t)n >= sizeof(d->path))
+	/* No snprintf(3): every attempt pays for this. */
+	if (b + p + sizeof("/.XXXXXX") > sizeof(d->path))
 		return ENAMETOOLONG;
+	memcpy(d->path, base, b);
+	if (base[b - 1] != '/')
+		d->path[b++] = '/';
+	memcpy(d->path + b, prefix, p);
+	memcpy(d->path + b + p, ".XXXXXX", sizeof(".XXXXXX"));
 	if (mkdtemp(d->path) == NULL)
 		return errno;
 	d->fd = fd_above_stdio(open(d->path, O_RDONLY | O_DIRECTORY |
@@ -129,8 +134,8 @@ empty_dir(int fd, int depth)
 }
 
 /*
- * Removes d, name in it first, then what else the command left there.
- * False when something stays.
+ * Removes d, name in it first (unless NULL: known to be missing), then
+ * what else the command left there.  False when something stays.
  */
 bool
 privdir_remove(struct privdir *d, const char *name)
@@ -139,7 +144,8 @@ privdir_remove(struct privdir *d, const char *name)
 
 	if (d->fd == -1)
 		return true;
-	(void)unlinkat(d->fd, name, 0);
+	if (name != NULL)
+		(void)unlinkat(d->fd, name, 0);
 	if (!(ok = rmdir(d->path) == 0)) {
 		empty_dir(d->fd, 0);
 		ok = rmdir(d->path) == 0;
