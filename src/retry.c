@@ -348,7 +348,7 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 	if (r->cfg->http_file != NULL &&
 	    (error = http_reset(r->cfg->http_file)) != 0)
 		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
-	after_file_begin(&r->after);
+	after_file_begin(&r->after, k);
 	attempt_run(r->sigs, &spec, o);
 	after_file_end(&r->after);
 	if (o->kind == OUT_NOEXEC)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # Issue 39, item 4: RETRY_AFTER_FILE.  Each attempt gets the name of a
 # file that does not exist yet, in a private directory (0700) that retry
-# makes for it in $XDG_RUNTIME_DIR, else $TMPDIR, else /tmp, and removes
-# when the attempt ends.  What the attempt writes there counts when it is
+# makes once and keeps, retry-after in $XDG_RUNTIME_DIR, else
+# retry-after-UID in $TMPDIR or /tmp; the file is removed when the
+# attempt ends.  What the attempt writes there counts when it is
 # retried: a DURATION or an HTTP-date is the next wait (as a server's
 # Retry-After: above --cap honoured, past -m or an hour the run ends),
 # "stop" ends the run as not retried; anything else is one warning, and
@@ -57,20 +58,19 @@ run2() {
 	run -3 --separate-stderr "$RETRY" -n 2 -b 0 -j none -- "$WORK/cmd"
 }
 
-@test "each attempt gets a fresh name in a private directory, gone when it ends" {
+@test "each attempt gets a fresh name in a private directory, removed when it ends" {
 	DO='stat -c "%a %u" "$(dirname "$f")" >"$WORK/mode"
 	    [ -e "$f" ] && echo exists >>"$WORK/mode"'
-	export DO
 	run2
 	[ -z "$output" ]
 	[ "$(cat "$WORK/mode")" = "700 $(id -u)" ]
 	run -0 cut -d' ' -f2 "$WORK/names"
 	[ "${#lines[@]}" -eq 2 ]
-	[[ ${lines[0]} == "$XDG_RUNTIME_DIR"/retry-after.??????/after ]]
-	[[ ${lines[1]} == "$XDG_RUNTIME_DIR"/retry-after.??????/after ]]
+	[[ ${lines[0]} == "$XDG_RUNTIME_DIR"/retry-after/after.* ]]
+	[[ ${lines[1]} == "$XDG_RUNTIME_DIR"/retry-after/after.* ]]
 	[ "${lines[0]}" != "${lines[1]}" ]
 	# Nothing is left behind.
-	[ -z "$(ls -A "$XDG_RUNTIME_DIR")" ]
+	[ -z "$(ls -A "$XDG_RUNTIME_DIR/retry-after")" ]
 }
 
 @test "the caller's RETRY_AFTER_FILE is replaced; a hook finds it empty" {
@@ -78,9 +78,9 @@ run2() {
 	    -n 2 -b 0 --on-retry='echo "hook:$RETRY_AFTER_FILE:" >>"$WORK/names"' \
 	    -- "$WORK/cmd"
 	run -0 cat "$WORK/names"
-	[[ ${lines[0]} == "1 $XDG_RUNTIME_DIR"/retry-after.* ]]
+	[[ ${lines[0]} == "1 $XDG_RUNTIME_DIR"/retry-after/after.* ]]
 	[ "${lines[1]}" = "hook::" ]
-	[[ ${lines[2]} == "2 $XDG_RUNTIME_DIR"/retry-after.* ]]
+	[[ ${lines[2]} == "2 $XDG_RUNTIME_DIR"/retry-after/after.* ]]
 }
 
 @test "a DURATION is the next wait, with the jittered draw added" {
@@ -205,25 +205,67 @@ run2() {
 	[ "$(cat "$WORK/target")" = stop ]
 }
 
-@test "a directory in its place, and whatever the attempt leaves, are removed" {
+@test "a directory in its place, with whatever is in it, is removed" {
 	DO='mkdir -p "$f/a/b"; touch "$f/a/b/x"; ln -s / "$f/a/root"
-	    for i in $(seq 100); do : >"$(dirname "$f")/junk$i"; done'
+	    for i in $(seq 100); do : >"$f/junk$i"; done; chmod 0 "$f/a"'
 	run2
 	refused "not a regular file"
-	[ -z "$(ls -A "$XDG_RUNTIME_DIR")" ]
+	[ -z "$(ls -A "$XDG_RUNTIME_DIR/retry-after")" ]
+	[ -d /etc ]
 }
 
-@test "a base directory that others can write to is passed over" {
+@test "a base that others can write to, or a directory open to others, is passed over" {
 	chmod 777 "$XDG_RUNTIME_DIR"
 	TMPDIR=$WORK/tmp
 	export TMPDIR
 	mkdir -m 700 "$TMPDIR"
 	run2
 	run -0 cut -d' ' -f2 "$WORK/names"
-	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after ]]
+	[[ ${lines[0]} == "$TMPDIR/retry-after-$(id -u)"/after.* ]]
 	# Relative: passed over too, as the XDG spec says.
 	rm "$WORK/names"
 	XDG_RUNTIME_DIR=run TMPDIR=tmp run2
 	run -0 cut -d' ' -f2 "$WORK/names"
-	[[ ${lines[0]} == /tmp/retry-after.??????/after ]]
+	[[ ${lines[0]} == "/tmp/retry-after-$(id -u)"/after.* ]]
+	# The directory itself open to others: refused.
+	rm "$WORK/names"
+	chmod 755 "$TMPDIR/retry-after-$(id -u)"
+	run2
+	run -0 cut -d' ' -f2 "$WORK/names"
+	[[ ${lines[0]} == "/tmp/retry-after-$(id -u)"/after.* ]]
+}
+
+@test "a directory of that name that another user made is refused" {
+	[ "$(id -u)" = 0 ] || skip "needs root, to make a directory another user's"
+	chmod 777 "$XDG_RUNTIME_DIR"
+	TMPDIR=$WORK/tmp
+	export TMPDIR
+	mkdir -m 1777 "$TMPDIR"
+	mkdir -m 700 "$TMPDIR/retry-after-0"
+	chown nobody "$TMPDIR/retry-after-0"
+	run2
+	run -0 cut -d' ' -f2 "$WORK/names"
+	[[ ${lines[0]} == /tmp/retry-after-0/after.* ]]
+}
+
+@test "with no usable directory the variable is empty, said once; the dry run says it" {
+	[ "$(id -u)" = 0 ] || skip "needs root, to run as a user whose directory another took"
+	command -v setpriv >/dev/null || skip "needs setpriv (util-linux)"
+	# /tmp/retry-after-UID taken by another user first.
+	local uid=$((RANDOM + 40000)) msg
+	mkdir -m 700 "/tmp/retry-after-$uid"
+	chown $((uid + 1)) "/tmp/retry-after-$uid"
+	msg="no private directory in \$XDG_RUNTIME_DIR, \$TMPDIR or /tmp (Permission denied)"
+	XDG_RUNTIME_DIR= TMPDIR= run -3 --separate-stderr setpriv \
+	    --reuid=$uid --regid=$uid --clear-groups "$RETRY" -n 2 -b 0 \
+	    -j none -- sh -c 'echo "[$RETRY_AFTER_FILE]" >&2; exit 3'
+	[ "${stderr_lines[0]}" = "retry: RETRY_AFTER_FILE: $msg: the variable is empty" ]
+	[ "${stderr_lines[1]}" = "[]" ]
+	[ "${stderr_lines[3]}" = "[]" ]
+	[ "${#stderr_lines[@]}" -eq 5 ]
+	XDG_RUNTIME_DIR= TMPDIR= run -0 --separate-stderr setpriv \
+	    --reuid=$uid --regid=$uid --clear-groups "$RETRY" --dry-run -n 1
+	rm -rf "/tmp/retry-after-$uid"
+	[ -z "$stderr" ]
+	[ "${lines[-1]}" = "# RETRY_AFTER_FILE will be empty: $msg" ]
 }

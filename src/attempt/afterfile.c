@@ -1,13 +1,14 @@
 /*
- * afterfile.c: RETRY_AFTER_FILE.  Before each attempt, a fresh private
- * directory (os/privdir.c) and in it the name of a file that does not
- * exist yet: the variable names it, and only the user can create it.
- * After the attempt, at most AFTER_TEXT_MAX + 1 bytes of it are read and
- * the directory is removed, so that nothing is left behind whichever way
- * the run then ends, and a hook, which runs between attempts, finds the
- * variable empty.  A directory per attempt costs a few system calls; it
- * needs no clean-up at exit or on a signal, and no attempt can see what
- * an earlier one wrote.
+ * afterfile.c: RETRY_AFTER_FILE.  Before each attempt, the name of a
+ * file that does not exist yet, unique to the run and the attempt
+ * (after.PID.K.CLOCK, in hex), in a directory that only the user can enter
+ * (os/privdir.c, opened for attempt 1 and kept).  After the attempt, at
+ * most AFTER_TEXT_MAX + 1 bytes of it are read and it is removed, so
+ * that nothing is left behind whichever way the run then ends, no
+ * attempt sees what an earlier one wrote, and a hook, which runs between
+ * attempts, finds the variable empty.  A run whose command writes
+ * nothing pays one openat(2) per attempt, and three calls to open the
+ * directory.
  *
  * The command may plant anything there: the file is opened relative to
  * the directory's descriptor, without following a link (O_NOFOLLOW) and
@@ -19,15 +20,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "os/clock.h"
 #include "os/privdir.h"
 #include "text/escape.h"
 #include "afterfile.h"
-
-#define AFTER_NAME	"after"
 
 void
 after_file_init(struct after_file *a)
@@ -37,28 +38,49 @@ after_file_init(struct after_file *a)
 	memcpy(a->var, AFTER_VAR, sizeof(AFTER_VAR));
 }
 
-/* The attempt's directory, named in the variable; empty without one. */
-void
-after_file_begin(struct after_file *a)
+/* Appends '.' and v in hex at p, for a name: the end.  No snprintf(3). */
+static char *
+put_hex(char *p, uint64_t v)
 {
-	int error;
+	char digits[16];
+	size_t n = 0;
 
+	*p++ = '.';
+	do
+		digits[n++] = "0123456789abcdef"[v & 15];
+	while ((v >>= 4) != 0);
+	while (n > 0)
+		*p++ = digits[--n];
+	return p;
+}
+
+/* Attempt k's name, in the variable; empty without a directory. */
+void
+after_file_begin(struct after_file *a, long long k)
+{
 	char *p = a->var + sizeof(AFTER_VAR) - 1;
 	size_t n;
+	int error;
 
-	/* No snprintf(3): a run of one attempt pays for this. */
-	if ((error = privdir_make(&a->dir, "retry-after")) == 0) {
-		n = strlen(a->dir.path);
-		memcpy(p, a->dir.path, n);
-		memcpy(p + n, "/" AFTER_NAME, sizeof("/" AFTER_NAME));
-		return;
+	if (!a->tried) {
+		a->tried = true;
+		if ((error = privdir_open(&a->dir, "retry-after")) != 0)
+			warnx_safe("RETRY_AFTER_FILE: no private directory "
+			    "in $XDG_RUNTIME_DIR, $TMPDIR or /tmp (%s): the "
+			    "variable is empty", strerror(error));
 	}
+	if (a->dir.fd == -1)
+		return;
+	n = strlen(a->dir.path);
+	memcpy(p, a->dir.path, n);
+	a->name = p + n + 1;
+	memcpy(p + n, "/after", 6);
+	p += n + 6;
+	p = put_hex(p, (uint64_t)getpid());
+	p = put_hex(p, (uint64_t)k);
+	/* The clock: two runs of one PID in two PID namespaces differ. */
+	p = put_hex(p, (uint64_t)mono_now());
 	*p = '\0';
-	if (!a->told)
-		warnx_safe("RETRY_AFTER_FILE: no private directory in "
-		    "$XDG_RUNTIME_DIR, $TMPDIR or /tmp (%s): the variable "
-		    "is empty", strerror(error));
-	a->told = true;
 }
 
 /*
@@ -72,7 +94,7 @@ read_after(struct after_file *a)
 	ssize_t n;
 	int fd;
 
-	fd = openat(a->dir.fd, AFTER_NAME, O_RDONLY | O_NOFOLLOW |
+	fd = openat(a->dir.fd, a->name, O_RDONLY | O_NOFOLLOW |
 	    O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd == -1) {
 		if (errno == ENOENT)
@@ -98,7 +120,7 @@ read_after(struct after_file *a)
 	return true;
 }
 
-/* After the attempt: the file read, the directory gone, the name too. */
+/* After the attempt: the file read and removed, the name emptied. */
 void
 after_file_end(struct after_file *a)
 {
@@ -107,11 +129,12 @@ after_file_end(struct after_file *a)
 	a->refused = NULL;
 	a->ask = AFTER_NOTHING;
 	a->delay = -1;
-	if (a->dir.fd == -1)
+	if (a->name == NULL)
 		return;
-	if (!privdir_remove(&a->dir, read_after(a) ? AFTER_NAME : NULL))
-		warnx_safe("RETRY_AFTER_FILE: %s: cannot remove what the "
-		    "attempt left there", a->dir.path);
+	if (read_after(a) && !privdir_remove(&a->dir, a->name))
+		warnx_safe("RETRY_AFTER_FILE: %s/%s: cannot remove what the "
+		    "attempt left there", a->dir.path, a->name);
+	a->name = NULL;
 	a->var[sizeof(AFTER_VAR) - 1] = '\0';
 }
 

@@ -15,18 +15,19 @@
 #define AFTER_VAR	"RETRY_AFTER_FILE="
 
 struct after_file {
-	struct privdir	 dir;		/* the attempt's; fd -1 between */
-	char		 var[sizeof(AFTER_VAR) + PRIVDIR_PATH_MAX + 8];
+	struct privdir	 dir;		/* opened for attempt 1; or fd -1 */
+	const char	*name;		/* the attempt's, in var; or NULL */
+	char		 var[sizeof(AFTER_VAR) + PRIVDIR_PATH_MAX + 64];
 	char		 text[AFTER_TEXT_MAX + 2];	/* what was read */
 	size_t		 len;		/* AFTER_TEXT_MAX + 1: too long */
 	const char	*refused;	/* why it was not read, or NULL */
-	bool		 told;		/* that no directory could be made */
+	bool		 tried;		/* to open the directory */
 	enum after_ask	 ask;		/* after_file_ask()'s answer */
 	nsec_t		 delay;		/* with AFTER_WAIT */
 };
 
 void		 after_file_init(struct after_file *a);
-void		 after_file_begin(struct after_file *a);
+void		 after_file_begin(struct after_file *a, long long k);
 void		 after_file_end(struct after_file *a);
 enum after_ask	 after_file_ask(struct after_file *a, long long k,
 		    nsec_t wall);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "guard/guard.h"
 #include "guard/spec.h"
@@ -171,8 +172,8 @@ dry_worst(const struct config *cfg, nsec_t worst)
 
 /*
  * How a run that gives up exits, and whether RETRY_AFTER_FILE can be
- * given: a directory made and removed, as each attempt would.  Said only
- * when it is not as usual, so that a plain dry run prints the table.
+ * given: its directory opened, made if need be, as a run would.  Said
+ * only when it is not as usual, so that a plain dry run prints the table.
  */
 static void
 dry_ends(const struct config *cfg)
@@ -184,8 +185,8 @@ dry_ends(const struct config *cfg)
 		printf("# --exhausted-status=%d: the exit status when the run "
 		    "gives up on an outcome that would be retried\n",
 		    cfg->exhausted_status);
-	if ((error = privdir_make(&d, "retry-after")) == 0)
-		(void)privdir_remove(&d, NULL);
+	if ((error = privdir_open(&d, "retry-after")) == 0)
+		close(d.fd);
 	else
 		printf("# RETRY_AFTER_FILE will be empty: no private directory "
 		    "in $XDG_RUNTIME_DIR, $TMPDIR or /tmp (%s)\n",

@@ -1,6 +1,7 @@
 /*
- * privdir.h: what privdir.c offers its callers: a fresh directory that
- * only the user can enter, and its removal.
+ * privdir.h: what privdir.c offers its callers: a directory that only
+ * the user can enter, made once and kept, and the removal of what was
+ * left under a name in it.
  */
 #ifndef PRIVDIR_H
 #define PRIVDIR_H
@@ -14,7 +15,7 @@ struct privdir {
 	char		 path[PRIVDIR_PATH_MAX];
 };
 
-int		 privdir_make(struct privdir *d, const char *prefix);
-bool		 privdir_remove(struct privdir *d, const char *name);
+int		 privdir_open(struct privdir *d, const char *name);
+bool		 privdir_remove(const struct privdir *d, const char *name);
 
 #endif /* PRIVDIR_H */
