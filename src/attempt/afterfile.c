@@ -62,6 +62,9 @@ after_file_begin(struct after_file *a, long long k)
 	size_t n;
 	int error;
 
+	/* An attempt may have removed the directory, or opened it. */
+	if (k > 1 && a->dir.fd != -1 && !privdir_check(&a->dir))
+		a->tried = false;
 	if (!a->tried) {
 		a->tried = true;
 		if ((error = privdir_open(&a->dir, "retry-after")) != 0)

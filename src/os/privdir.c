@@ -120,6 +120,26 @@ privdir_open(struct privdir *d, const char *name)
 }
 
 /*
+ * Whether d is still there, after a command that could change it: when
+ * it was removed, d is closed (false); when it was opened to others,
+ * it is closed to them again.
+ */
+bool
+privdir_check(struct privdir *d)
+{
+	struct stat st;
+
+	if (fstat(d->fd, &st) == 0 && st.st_nlink > 0) {
+		if ((st.st_mode & 077) != 0)
+			(void)fchmod(d->fd, 0700);
+		return true;
+	}
+	close(d->fd);
+	d->fd = -1;
+	return false;
+}
+
+/*
  * Empties the directory fd, depth levels below d, of what the command
  * left: files, links, directories (DEPTH_MAX deep), ENTRIES_MAX entries
  * a level at most, never following a link.  Two passes, as readdir(3)

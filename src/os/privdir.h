@@ -16,6 +16,7 @@ struct privdir {
 };
 
 int		 privdir_open(struct privdir *d, const char *name);
+bool		 privdir_check(struct privdir *d);
 bool		 privdir_remove(const struct privdir *d, const char *name);
 
 #endif /* PRIVDIR_H */
