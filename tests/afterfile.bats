@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # Issue 39, item 4: RETRY_AFTER_FILE.  Each attempt gets the name of a
-# file that does not exist yet, in a private directory (0700) that retry
-# makes once and keeps, retry-after in $XDG_RUNTIME_DIR, else
-# retry-after-UID in $TMPDIR or /tmp; the file is removed when the
-# attempt ends.  What the attempt writes there counts when it is
+# file that does not exist yet, in a private directory (0700):
+# retry-after in $XDG_RUNTIME_DIR, made once and kept, else a fresh
+# retry-after.XXXXXX in $TMPDIR or /tmp, removed after the attempt; the
+# file is removed when the attempt ends.  What the attempt writes there counts when it is
 # retried: a DURATION or an HTTP-date is the next wait (as a server's
 # Retry-After: above --cap honoured, past -m or an hour the run ends),
 # "stop" ends the run as not retried; anything else is one warning, and
@@ -216,58 +216,81 @@ run2() {
 	[ -d /etc ]
 }
 
-@test "a base that others can write to, or a directory open to others, is passed over" {
+@test "without \$XDG_RUNTIME_DIR, a fresh directory in \$TMPDIR for each attempt, removed" {
+	unset XDG_RUNTIME_DIR
+	TMPDIR=$WORK/tmp
+	export TMPDIR
+	mkdir -m 700 "$TMPDIR"
+	DO='stat -c "%a %u" "$(dirname "$f")" >"$WORK/mode"; echo stop >"$f"'
+	run -3 --separate-stderr "$RETRY" -n 3 -b 0 -j none -- "$WORK/cmd"
+	giving_up "$stderr" 1 "exit 3" "RETRY_AFTER_FILE says stop"
+	[ "$(cat "$WORK/mode")" = "700 $(id -u)" ]
+	[[ $(cut -d' ' -f2 "$WORK/names") == "$TMPDIR"/retry-after.??????/after.* ]]
+	[ -z "$(ls -A "$TMPDIR")" ]
+	# A directory left in it, too.
+	DO='mkdir -p "$f/a"; touch "$f/a/x" "$(dirname "$f")/junk"'
+	run2
+	refused "not a regular file"
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
+@test "a base that others can write to, or a kept directory open to others, is passed over" {
 	chmod 777 "$XDG_RUNTIME_DIR"
 	TMPDIR=$WORK/tmp
 	export TMPDIR
 	mkdir -m 700 "$TMPDIR"
 	run2
 	run -0 cut -d' ' -f2 "$WORK/names"
-	[[ ${lines[0]} == "$TMPDIR/retry-after-$(id -u)"/after.* ]]
+	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after.* ]]
 	# Relative: passed over too, as the XDG spec says.
 	rm "$WORK/names"
 	XDG_RUNTIME_DIR=run TMPDIR=tmp run2
 	run -0 cut -d' ' -f2 "$WORK/names"
-	[[ ${lines[0]} == "/tmp/retry-after-$(id -u)"/after.* ]]
-	# The directory itself open to others: refused.
+	[[ ${lines[0]} == /tmp/retry-after.??????/after.* ]]
+	# The kept directory open to others: refused.
 	rm "$WORK/names"
-	chmod 755 "$TMPDIR/retry-after-$(id -u)"
+	chmod 700 "$XDG_RUNTIME_DIR"
+	mkdir -m 755 "$XDG_RUNTIME_DIR/retry-after"
 	run2
 	run -0 cut -d' ' -f2 "$WORK/names"
-	[[ ${lines[0]} == "/tmp/retry-after-$(id -u)"/after.* ]]
+	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after.* ]]
+	# A link in its place: not followed.
+	rm "$WORK/names"
+	rmdir "$XDG_RUNTIME_DIR/retry-after"
+	mkdir -m 700 "$WORK/elsewhere"
+	ln -s "$WORK/elsewhere" "$XDG_RUNTIME_DIR/retry-after"
+	run2
+	run -0 cut -d' ' -f2 "$WORK/names"
+	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after.* ]]
 }
 
-@test "a directory of that name that another user made is refused" {
+@test "a kept directory that another user made is refused" {
 	[ "$(id -u)" = 0 ] || skip "needs root, to make a directory another user's"
-	chmod 777 "$XDG_RUNTIME_DIR"
 	TMPDIR=$WORK/tmp
 	export TMPDIR
-	mkdir -m 1777 "$TMPDIR"
-	mkdir -m 700 "$TMPDIR/retry-after-0"
-	chown nobody "$TMPDIR/retry-after-0"
+	mkdir -m 700 "$TMPDIR" "$XDG_RUNTIME_DIR/retry-after"
+	chown nobody "$XDG_RUNTIME_DIR/retry-after"
 	run2
 	run -0 cut -d' ' -f2 "$WORK/names"
-	[[ ${lines[0]} == /tmp/retry-after-0/after.* ]]
+	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after.* ]]
 }
 
 @test "with no usable directory the variable is empty, said once; the dry run says it" {
-	[ "$(id -u)" = 0 ] || skip "needs root, to run as a user whose directory another took"
-	command -v setpriv >/dev/null || skip "needs setpriv (util-linux)"
-	# /tmp/retry-after-UID taken by another user first.
-	local uid=$((RANDOM + 40000)) msg
-	mkdir -m 700 "/tmp/retry-after-$uid"
-	chown $((uid + 1)) "/tmp/retry-after-$uid"
-	msg="no private directory in \$XDG_RUNTIME_DIR, \$TMPDIR or /tmp (Permission denied)"
-	XDG_RUNTIME_DIR= TMPDIR= run -3 --separate-stderr setpriv \
-	    --reuid=$uid --regid=$uid --clear-groups "$RETRY" -n 2 -b 0 \
-	    -j none -- sh -c 'echo "[$RETRY_AFTER_FILE]" >&2; exit 3'
+	[ "$(id -u)" = 0 ] || skip "needs root, for a read-only /tmp of its own"
+	unshare -m true 2>/dev/null || skip "needs unshare -m (a mount namespace)"
+	local msg
+	msg="no private directory in \$XDG_RUNTIME_DIR, \$TMPDIR or /tmp (Read-only file system)"
+	# shellcheck disable=SC2016
+	XDG_RUNTIME_DIR= TMPDIR= run -3 --separate-stderr unshare -m sh -c '
+	    mount -t tmpfs -o ro none /tmp && exec "$RETRY" -n 2 -b 0 -j none \
+	    -- sh -c "echo \"[\$RETRY_AFTER_FILE]\" >&2; exit 3"'
 	[ "${stderr_lines[0]}" = "retry: RETRY_AFTER_FILE: $msg: the variable is empty" ]
 	[ "${stderr_lines[1]}" = "[]" ]
 	[ "${stderr_lines[3]}" = "[]" ]
 	[ "${#stderr_lines[@]}" -eq 5 ]
-	XDG_RUNTIME_DIR= TMPDIR= run -0 --separate-stderr setpriv \
-	    --reuid=$uid --regid=$uid --clear-groups "$RETRY" --dry-run -n 1
-	rm -rf "/tmp/retry-after-$uid"
+	# shellcheck disable=SC2016
+	XDG_RUNTIME_DIR= TMPDIR= run -0 --separate-stderr unshare -m sh -c '
+	    mount -t tmpfs -o ro none /tmp && exec "$RETRY" --dry-run -n 1'
 	[ -z "$stderr" ]
 	[ "${lines[-1]}" = "# RETRY_AFTER_FILE will be empty: $msg" ]
 }

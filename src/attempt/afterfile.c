@@ -1,14 +1,17 @@
 /*
  * afterfile.c: RETRY_AFTER_FILE.  Before each attempt, the name of a
  * file that does not exist yet, unique to the run and the attempt
- * (after.PID.K.CLOCK, in hex), in a directory that only the user can enter
- * (os/privdir.c, opened for attempt 1 and kept).  After the attempt, at
- * most AFTER_TEXT_MAX + 1 bytes of it are read and it is removed, so
+ * (after.PID.K.CLOCK, in hex), in a directory that only the user can
+ * enter (os/privdir.c): retry-after, kept in $XDG_RUNTIME_DIR, opened
+ * for attempt 1; else a fresh retry-after.XXXXXX in $TMPDIR or /tmp for
+ * each attempt, removed after it.  After the attempt, at most
+ * AFTER_TEXT_MAX + 1 bytes of the file are read and it is removed, so
  * that nothing is left behind whichever way the run then ends, no
  * attempt sees what an earlier one wrote, and a hook, which runs between
  * attempts, finds the variable empty.  A run whose command writes
- * nothing pays one openat(2) per attempt, and three calls to open the
- * directory.
+ * nothing pays, with $XDG_RUNTIME_DIR, one openat(2) per attempt and
+ * four calls to open the directory; without it, a mkdir(2) and a
+ * rmdir(2) per attempt too.
  *
  * The command may plant anything there: the file is opened relative to
  * the directory's descriptor, without following a link (O_NOFOLLOW) and
@@ -54,7 +57,11 @@ put_hex(char *p, uint64_t v)
 	return p;
 }
 
-/* Attempt k's name, in the variable; empty without a directory. */
+/*
+ * Attempt k's name, in the variable; empty without a directory.  The
+ * kept directory is looked for once, and again when an attempt removed
+ * it; without it, each attempt gets a fresh one.
+ */
 void
 after_file_begin(struct after_file *a, long long k)
 {
@@ -63,17 +70,20 @@ after_file_begin(struct after_file *a, long long k)
 	int error;
 
 	/* An attempt may have removed the directory, or opened it. */
-	if (k > 1 && a->dir.fd != -1 && !privdir_check(&a->dir))
-		a->tried = false;
+	if (k > 1 && a->kept && !privdir_check(&a->dir))
+		a->tried = a->kept = false;
 	if (!a->tried) {
 		a->tried = true;
-		if ((error = privdir_open(&a->dir, "retry-after")) != 0)
+		a->kept = privdir_open(&a->dir, "retry-after") == 0;
+	}
+	if (!a->kept && (error = privdir_make(&a->dir, "retry-after")) != 0) {
+		if (!a->told)
 			warnx_safe("RETRY_AFTER_FILE: no private directory "
 			    "in $XDG_RUNTIME_DIR, $TMPDIR or /tmp (%s): the "
 			    "variable is empty", strerror(error));
-	}
-	if (a->dir.fd == -1)
+		a->told = true;
 		return;
+	}
 	n = strlen(a->dir.path);
 	memcpy(p, a->dir.path, n);
 	a->name = p + n + 1;
@@ -127,6 +137,8 @@ read_after(struct after_file *a)
 void
 after_file_end(struct after_file *a)
 {
+	bool found;
+
 	a->len = 0;
 	a->text[0] = '\0';
 	a->refused = NULL;
@@ -134,7 +146,9 @@ after_file_end(struct after_file *a)
 	a->delay = -1;
 	if (a->name == NULL)
 		return;
-	if (read_after(a) && !privdir_remove(&a->dir, a->name))
+	found = read_after(a);
+	if (a->kept ? found && !privdir_remove(&a->dir, a->name) :
+	    !privdir_destroy(&a->dir, found ? a->name : NULL))
 		warnx_safe("RETRY_AFTER_FILE: %s/%s: cannot remove what the "
 		    "attempt left there", a->dir.path, a->name);
 	a->name = NULL;

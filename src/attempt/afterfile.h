@@ -15,13 +15,15 @@
 #define AFTER_VAR	"RETRY_AFTER_FILE="
 
 struct after_file {
-	struct privdir	 dir;		/* opened for attempt 1; or fd -1 */
+	struct privdir	 dir;		/* the kept one, or the attempt's */
 	const char	*name;		/* the attempt's, in var; or NULL */
 	char		 var[sizeof(AFTER_VAR) + PRIVDIR_PATH_MAX + 64];
 	char		 text[AFTER_TEXT_MAX + 2];	/* what was read */
 	size_t		 len;		/* AFTER_TEXT_MAX + 1: too long */
 	const char	*refused;	/* why it was not read, or NULL */
-	bool		 tried;		/* to open the directory */
+	bool		 tried;		/* to open the kept directory */
+	bool		 kept;		/* dir is it */
+	bool		 told;		/* that there is no directory */
 	enum after_ask	 ask;		/* after_file_ask()'s answer */
 	nsec_t		 delay;		/* with AFTER_WAIT */
 };

@@ -172,7 +172,7 @@ dry_worst(const struct config *cfg, nsec_t worst)
 
 /*
  * How a run that gives up exits, and whether RETRY_AFTER_FILE can be
- * given: its directory opened, made if need be, as a run would.  Said
+ * given: its directory opened or made (and removed), as a run would.  Said
  * only when it is not as usual, so that a plain dry run prints the table.
  */
 static void
@@ -187,6 +187,8 @@ dry_ends(const struct config *cfg)
 		    cfg->exhausted_status);
 	if ((error = privdir_open(&d, "retry-after")) == 0)
 		close(d.fd);
+	else if ((error = privdir_make(&d, "retry-after")) == 0)
+		(void)privdir_destroy(&d, NULL);
 	else
 		printf("# RETRY_AFTER_FILE will be empty: no private directory "
 		    "in $XDG_RUNTIME_DIR, $TMPDIR or /tmp (%s)\n",

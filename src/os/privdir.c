@@ -1,17 +1,18 @@
 /*
- * privdir.c: a directory of the user's, mode 0700, for files that a
- * command and retry share: NAME in $XDG_RUNTIME_DIR, else NAME-UID in
- * $TMPDIR, else in /tmp.  It is made once and kept, as the guards' state
- * directory is: a directory made and removed for each run cost half a
- * millisecond on an ext4 /tmp, a sixth of a whole run of /bin/true.
+ * privdir.c: directories of the user's alone, mode 0700, for files that
+ * a command and retry share.  In $XDG_RUNTIME_DIR, a tmpfs of the
+ * user's session made for such files, NAME is made once and kept, as
+ * the guards' state directory is.  Elsewhere, in $TMPDIR or /tmp, which
+ * may be a disk that is not retry's to litter, a fresh NAME.XXXXXX is
+ * made (mkdtemp(3)) and removed with what it holds each time: on an ext4
+ * /tmp that costs about half a millisecond, on a tmpfs 20 us.
  *
  * A base directory is taken only when it is absolute, fits, and is the
  * user's or root's, and others who may write to it cannot rename what is
  * in it (the sticky bit): elsewhere another user could swap the
  * directory for one of theirs under the command's feet.  The directory
  * is then checked through its own descriptor, which retry keeps: it must
- * be the user's and closed to others, or it is refused (another user may
- * have made NAME-UID in /tmp first).  Every later access is relative to
+ * be the user's and closed to others.  Every later access is relative to
  * that descriptor and never follows a link.
  */
 #include <sys/stat.h>
@@ -45,46 +46,23 @@ safe_base(const char *base)
 	    (st.st_mode & S_ISVTX) != 0;
 }
 
-/* Appends the decimal digits of v at p; the end. */
-static char *
-put_number(char *p, unsigned long v)
-{
-	char digits[24];
-	size_t n = 0;
 
-	do
-		digits[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (n > 0)
-		*p++ = digits[--n];
-	return p;
-}
 
-/*
- * base/name (uid: -UID after it), made if missing, checked; 0 or an
- * errno.  No snprintf(3): every run pays for this.
- */
+/* base/name, made if missing, checked; 0 or an errno. */
 static int
-open_in(struct privdir *d, const char *base, const char *name, bool uid)
+open_in(struct privdir *d, const char *base, const char *name)
 {
 	struct stat st;
 	size_t b = strlen(base), n = strlen(name);
-	char *p;
 
+	/* No snprintf(3): every run pays for this. */
 	while (b > 1 && base[b - 1] == '/')
 		b--;
-	if (b + n + 26 > sizeof(d->path))
+	if (b + n + sizeof("/.XXXXXX") > sizeof(d->path))
 		return ENAMETOOLONG;
 	memcpy(d->path, base, b);
-	p = d->path + b + (b > 1);
-	p[-1] = '/';
-	memcpy(p, name, n);
-	p += n;
-	if (uid) {
-		*p++ = '-';
-		p = put_number(p, (unsigned long)geteuid());
-	}
-	*p = '\0';
+	d->path[b] = '/';
+	memcpy(d->path + b + (b > 1), name, n + 1);
 	if (mkdir(d->path, 0700) == -1 && errno != EEXIST)
 		return errno;
 	d->fd = fd_above_stdio(open(d->path, O_RDONLY | O_DIRECTORY |
@@ -99,22 +77,67 @@ open_in(struct privdir *d, const char *base, const char *name, bool uid)
 	return EPERM;
 }
 
+/* base/name.XXXXXX made, opened, checked; 0 or an errno. */
+static int
+make_in(struct privdir *d, const char *base, const char *name)
+{
+	struct stat st;
+	size_t b = strlen(base), n = strlen(name);
+	int error;
+
+	while (b > 1 && base[b - 1] == '/')
+		b--;
+	if (b + n + sizeof("/.XXXXXX") > sizeof(d->path))
+		return ENAMETOOLONG;
+	memcpy(d->path, base, b);
+	d->path[b] = '/';
+	b += b > 1;
+	memcpy(d->path + b, name, n);
+	memcpy(d->path + b + n, ".XXXXXX", sizeof(".XXXXXX"));
+	if (mkdtemp(d->path) == NULL)
+		return errno;
+	d->fd = fd_above_stdio(open(d->path, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC));
+	if (d->fd != -1 && fstat(d->fd, &st) == 0 &&
+	    st.st_uid == geteuid() && (st.st_mode & 07777) == 0700)
+		return 0;
+	error = d->fd == -1 ? errno : EPERM;
+	if (d->fd != -1)
+		close(d->fd);
+	d->fd = -1;
+	(void)rmdir(d->path);
+	return error;
+}
+
 /*
- * The directory in the first base that is safe: 0, or the last errno
- * (ENOENT: no base was safe), d->fd -1.
+ * The kept directory NAME in $XDG_RUNTIME_DIR, if it is safe: 0 or an
+ * errno (ENOENT: no such base), d->fd -1.
  */
 int
 privdir_open(struct privdir *d, const char *name)
 {
-	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), getenv("TMPDIR"),
-	    "/tmp" };
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+
+	d->fd = -1;
+	return safe_base(xdg) ? open_in(d, xdg, name) : ENOENT;
+}
+
+/*
+ * A fresh NAME.XXXXXX in $TMPDIR or else /tmp, the first that is safe:
+ * 0 or the last errno (ENOENT: no base was), d->fd -1.  Removed with
+ * privdir_destroy().
+ */
+int
+privdir_make(struct privdir *d, const char *name)
+{
+	const char *bases[] = { getenv("TMPDIR"), "/tmp" };
 	size_t i;
 	int error = ENOENT;
 
 	d->fd = -1;
 	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
 		if (safe_base(bases[i]) &&
-		    (error = open_in(d, bases[i], name, i > 0)) == 0)
+		    (error = make_in(d, bases[i], name)) == 0)
 			return 0;
 	return error;
 }
@@ -198,4 +221,27 @@ privdir_remove(const struct privdir *d, const char *name)
 		close(sub);
 	}
 	return unlinkat(d->fd, name, AT_REMOVEDIR) == 0;
+}
+
+/*
+ * Removes the directory privdir_make() made, name in it first (NULL:
+ * known to be missing), then what else was left there.  False when
+ * something stays.
+ */
+bool
+privdir_destroy(struct privdir *d, const char *name)
+{
+	bool ok;
+
+	if (d->fd == -1)
+		return true;
+	if (name != NULL)
+		(void)unlinkat(d->fd, name, 0);
+	if (!(ok = rmdir(d->path) == 0)) {
+		empty_dir(d->fd, 0);
+		ok = rmdir(d->path) == 0;
+	}
+	close(d->fd);
+	d->fd = -1;
+	return ok;
 }

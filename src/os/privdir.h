@@ -1,7 +1,7 @@
 /*
- * privdir.h: what privdir.c offers its callers: a directory that only
- * the user can enter, made once and kept, and the removal of what was
- * left under a name in it.
+ * privdir.h: what privdir.c offers its callers: directories that only
+ * the user can enter, kept ($XDG_RUNTIME_DIR) or fresh ($TMPDIR, /tmp),
+ * and the removal of what a command left in them.
  */
 #ifndef PRIVDIR_H
 #define PRIVDIR_H
@@ -16,6 +16,8 @@ struct privdir {
 };
 
 int		 privdir_open(struct privdir *d, const char *name);
+int		 privdir_make(struct privdir *d, const char *name);
+bool		 privdir_destroy(struct privdir *d, const char *name);
 bool		 privdir_check(struct privdir *d);
 bool		 privdir_remove(const struct privdir *d, const char *name);
 
