@@ -295,13 +295,14 @@ run2() {
 	[ "${lines[-1]}" = "# RETRY_AFTER_FILE will be empty: $msg" ]
 }
 
-@test "an attempt that removes the directory, or opens it to others, does not break the next" {
+@test "an attempt that removes the kept directory, or changes its mode, does not break the next" {
 	cat >"$WORK/cmd" <<-'SH'
 	#!/bin/sh
 	d=$(dirname "$RETRY_AFTER_FILE")
 	case $RETRY_ATTEMPT in
 	1) rm -rf "$d" ;;
 	2) chmod 777 "$d"; echo 10ms >"$RETRY_AFTER_FILE" ;;
+	3) stat -c %a "$d" >&2; chmod 0 "$d" ;;
 	*) stat -c %a "$d" >&2; echo stop >"$RETRY_AFTER_FILE" ;;
 	esac
 	exit 3
@@ -310,5 +311,7 @@ run2() {
 	[ "${stderr_lines[0]}" = "retry: attempt 1/5 failed (exit 3), next in 0.000s" ]
 	[ "${stderr_lines[1]}" = "retry: attempt 2/5 failed (exit 3), next in 0.010s (RETRY_AFTER_FILE: 10ms)" ]
 	[ "${stderr_lines[2]}" = "700" ]
-	giving_up "${stderr_lines[3]}" 3 "exit 3" "RETRY_AFTER_FILE says stop"
+	[ "${stderr_lines[3]}" = "retry: attempt 3/5 failed (exit 3), next in 0.000s" ]
+	[ "${stderr_lines[4]}" = "700" ]
+	giving_up "${stderr_lines[5]}" 4 "exit 3" "RETRY_AFTER_FILE says stop"
 }

@@ -144,8 +144,8 @@ privdir_make(struct privdir *d, const char *name)
 
 /*
  * Whether d is still there, after a command that could change it: when
- * it was removed, d is closed (false); when it was opened to others,
- * it is closed to them again.
+ * it was removed, d is closed (false); when its mode was changed (open
+ * to others, or closed to the user), it is 0700 again.
  */
 bool
 privdir_check(struct privdir *d)
@@ -153,7 +153,7 @@ privdir_check(struct privdir *d)
 	struct stat st;
 
 	if (fstat(d->fd, &st) == 0 && st.st_nlink > 0) {
-		if ((st.st_mode & 077) != 0)
+		if ((st.st_mode & 07777) != 0700)
 			(void)fchmod(d->fd, 0700);
 		return true;
 	}
