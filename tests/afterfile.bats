@@ -35,7 +35,9 @@ setup() {
 
 # after TEXT: attempt 1 writes TEXT (printf %b) to the file.
 after() {
+	# shellcheck disable=SC2089,SC2090 # quotes for the command's eval
 	DO="printf '%b' '$1' >\"\$f\""
+	# shellcheck disable=SC2090
 	export DO
 }
 
@@ -281,7 +283,7 @@ run2() {
 	local msg
 	msg="no private directory in \$XDG_RUNTIME_DIR, \$TMPDIR or /tmp (Read-only file system)"
 	# shellcheck disable=SC2016
-	XDG_RUNTIME_DIR= TMPDIR= run -3 --separate-stderr unshare -m sh -c '
+	XDG_RUNTIME_DIR='' TMPDIR='' run -3 --separate-stderr unshare -m sh -c '
 	    mount -t tmpfs -o ro none /tmp && exec "$RETRY" -n 2 -b 0 -j none \
 	    -- sh -c "echo \"[\$RETRY_AFTER_FILE]\" >&2; exit 3"'
 	[ "${stderr_lines[0]}" = "retry: RETRY_AFTER_FILE: $msg: the variable is empty" ]
@@ -289,7 +291,7 @@ run2() {
 	[ "${stderr_lines[3]}" = "[]" ]
 	[ "${#stderr_lines[@]}" -eq 5 ]
 	# shellcheck disable=SC2016
-	XDG_RUNTIME_DIR= TMPDIR= run -0 --separate-stderr unshare -m sh -c '
+	XDG_RUNTIME_DIR='' TMPDIR='' run -0 --separate-stderr unshare -m sh -c '
 	    mount -t tmpfs -o ro none /tmp && exec "$RETRY" --dry-run -n 1'
 	[ -z "$stderr" ]
 	[ "${lines[-1]}" = "# RETRY_AFTER_FILE will be empty: $msg" ]

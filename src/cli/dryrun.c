@@ -185,7 +185,7 @@ dry_ends(const struct config *cfg)
 		printf("# --exhausted-status=%d: the exit status when the run "
 		    "gives up on an outcome that would be retried\n",
 		    cfg->exhausted_status);
-	if ((error = privdir_open(&d, "retry-after")) == 0)
+	if (privdir_open(&d, "retry-after") == 0)
 		close(d.fd);
 	else if ((error = privdir_make(&d, "retry-after")) == 0)
 		(void)privdir_destroy(&d, NULL);

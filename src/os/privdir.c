@@ -237,7 +237,8 @@ privdir_destroy(struct privdir *d, const char *name)
 		return true;
 	if (name != NULL)
 		(void)unlinkat(d->fd, name, 0);
-	if (!(ok = rmdir(d->path) == 0)) {
+	ok = rmdir(d->path) == 0;
+	if (!ok) {
 		empty_dir(d->fd, 0);
 		ok = rmdir(d->path) == 0;
 	}

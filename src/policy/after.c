@@ -48,7 +48,6 @@ after_parse(const char *buf, size_t len, nsec_t wall, nsec_t *delay,
 {
 	char text[AFTER_TEXT_MAX + 1];
 	size_t start = 0, end = len;
-	const char *reason;
 
 	*delay = -1;
 	if (len > AFTER_TEXT_MAX || !plain_text(buf, len)) {
@@ -70,7 +69,7 @@ after_parse(const char *buf, size_t len, nsec_t wall, nsec_t *delay,
 		snprintf(why, whylen, "more than one line");
 		return AFTER_BAD;
 	}
-	if ((reason = parse_duration(text, delay, false)) == NULL ||
+	if (parse_duration(text, delay, false) == NULL ||
 	    http_parse_retry_after(text, wall, delay))
 		return AFTER_WAIT;
 	snprintf(why, whylen, "'%.64s%s': neither stop, a DURATION nor an "
