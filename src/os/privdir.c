@@ -166,8 +166,9 @@ privdir_check(struct privdir *d)
  * Empties the directory fd, depth levels below d, of what the command
  * left: files, links, directories (DEPTH_MAX deep), ENTRIES_MAX entries
  * a level at most, never following a link.  Two passes, as readdir(3)
- * may skip an entry while others go.
+ * may skip an entry while others go.  Recursive, DEPTH_MAX deep at most.
  */
+/* NOLINTBEGIN(misc-no-recursion) */
 static void
 empty_dir(int fd, int depth)
 {
@@ -202,6 +203,7 @@ empty_dir(int fd, int depth)
 		closedir(dir);
 	}
 }
+/* NOLINTEND(misc-no-recursion) */
 
 /*
  * Removes name in d, whatever the command made it: a file, a link, or a
