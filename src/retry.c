@@ -197,7 +197,7 @@ conclude(struct run *r, long long k, const struct outcome *o,
 	    outcome_status(o), code = replace ? r->cfg->exhausted_status :
 	    status;
 
-	log_finish(&r->log, k, o, e->why, status, code, mono_now() - r->t0);
+	log_finish(&r->log, k, o, e->why, code, mono_now() - r->t0);
 	if (e->why != NULL)
 		run_hook(r, &(struct hook){ "--on-give-up",
 		    r->cfg->on_give_up, r->envp, outcome_status(o), -1,

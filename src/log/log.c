@@ -481,16 +481,19 @@ job_summary_finish(struct log *lg, long long k, const struct outcome *o,
 
 /*
  * The end of the run after k attempts and elapsed; reason is NULL on
- * success.  status is the run's: 1, not the command's 0, when it gives
- * up; exit what retry exits with (--exhausted-status), told when it is
- * another.  A success says so when it needed retries, or with -v.
+ * success.  The status logged is the run's: 1, not the command's 0, when
+ * it gives up; exit is what retry exits with, told when it is another
+ * (--exhausted-status).  A success says so when it needed retries, or
+ * with -v.
  */
 void
 log_finish(struct log *lg, long long k, const struct outcome *o,
-    const char *reason, int status, int exit, nsec_t elapsed)
+    const char *reason, int exit, nsec_t elapsed)
 {
 	struct strbuf why = { 0 };
 	char name[48], *what, d[32];
+	int status = reason != NULL && outcome_status(o) == 0 ? 1 :
+	    outcome_status(o);
 
 	if (reason != NULL) {
 		sb_str(&why, reason);

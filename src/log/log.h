@@ -69,8 +69,8 @@ bool		 log_counts_down(const struct log *lg);
 void		 log_countdown(nsec_t left, void *arg);
 void		 log_sleep_done(struct log *lg);
 void		 log_finish(struct log *lg, long long k,
-		    const struct outcome *o, const char *reason, int status,
-		    int exit, nsec_t elapsed);
+		    const struct outcome *o, const char *reason, int exit,
+		    nsec_t elapsed);
 void		 log_note(struct log *lg, long long k, const char *fmt,
 		    ...) __printflike(3, 4);
 void		 log_stopped(struct log *lg, long long k, bool during, int sig,
