@@ -279,12 +279,15 @@ run2() {
 
 @test "with no usable directory the variable is empty, said once; the dry run says it" {
 	[ "$(id -u)" = 0 ] || skip "needs root, for a read-only /tmp of its own"
+	# /tmp read-only in a mount namespace, its files still there (retry
+	# itself may be under /tmp).
 	unshare -m true 2>/dev/null || skip "needs unshare -m (a mount namespace)"
 	local msg
 	msg="no private directory in \$XDG_RUNTIME_DIR, \$TMPDIR or /tmp (Read-only file system)"
 	# shellcheck disable=SC2016
 	XDG_RUNTIME_DIR='' TMPDIR='' run -3 --separate-stderr unshare -m sh -c '
-	    mount -t tmpfs -o ro none /tmp && exec "$RETRY" -n 2 -b 0 -j none \
+	    mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp &&
+	    exec "$RETRY" -n 2 -b 0 -j none \
 	    -- sh -c "echo \"[\$RETRY_AFTER_FILE]\" >&2; exit 3"'
 	[ "${stderr_lines[0]}" = "retry: RETRY_AFTER_FILE: $msg: the variable is empty" ]
 	[ "${stderr_lines[1]}" = "[]" ]
@@ -292,7 +295,8 @@ run2() {
 	[ "${#stderr_lines[@]}" -eq 5 ]
 	# shellcheck disable=SC2016
 	XDG_RUNTIME_DIR='' TMPDIR='' run -0 --separate-stderr unshare -m sh -c '
-	    mount -t tmpfs -o ro none /tmp && exec "$RETRY" --dry-run -n 1'
+	    mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp &&
+	    exec "$RETRY" --dry-run -n 1'
 	[ -z "$stderr" ]
 	[ "${lines[-1]}" = "# RETRY_AFTER_FILE will be empty: $msg" ]
 }
