@@ -85,9 +85,21 @@ OPENSSL_CFLAGS = `printf '\043include <openssl/ssl.h>\n' | \
 		 $(CC) $(CFLAGS) $(CPPFLAGS) -E - >/dev/null 2>&1 && \
 		 echo -DHAVE_OPENSSL && test -n "$(LIBSSL)" && \
 		 echo '-DRETRY_LIBSSL="$(LIBSSL)"'`
+# wolfSSL, the lighter of rediss://'s two TLS libraries, where its headers
+# and library are installed for this compiler (libwolfssl-dev, whose
+# headers, unlike OpenSSL's, are the same for every architecture: the
+# 32-bit build must not take them): loaded with dlopen() like libssl
+# (src/guard/tlswolflib.c), and used in its place where it loads.
+# LIBWOLFSSL names the library where the headers' version does not.
+LIBWOLFSSL =
+WOLFSSL_CFLAGS = `printf '\043include <wolfssl/%s.h>\n' options ssl | \
+		 $(CC) $(CFLAGS) $(CPPFLAGS) -E - >/dev/null 2>&1 && \
+		 test -f "$$($(CC) $(CFLAGS) -print-file-name=libwolfssl.so)" && \
+		 echo -DHAVE_WOLFSSL && test -n "$(LIBWOLFSSL)" && \
+		 echo '-DRETRY_LIBWOLFSSL="$(LIBWOLFSSL)"'`
 
 CLI_SRCS	= src/cli/options.c src/cli/checks.c src/cli/parse.c \
-	  src/cli/dryrun.c src/cli/help.c src/cli/envopts.c
+	  src/cli/dryrun.c src/cli/help.c src/cli/envopts.c src/cli/debian.c
 ATTEMPT_SRCS	= src/attempt/attempt.c src/attempt/spawn.c \
 	  src/attempt/leftovers.c src/attempt/streams.c src/attempt/feed.c \
 	  src/attempt/held.c src/attempt/match.c src/attempt/hooks.c \
@@ -95,7 +107,8 @@ ATTEMPT_SRCS	= src/attempt/attempt.c src/attempt/spawn.c \
 GUARD_SRCS	= src/guard/guard.c src/guard/spec.c src/guard/budget.c \
 	  src/guard/statefile.c src/guard/redisstore.c src/guard/rediscmd.c \
 	  src/guard/redisconn.c src/guard/resolve.c src/guard/tls.c \
-	  src/guard/tlslib.c src/guard/tlsticket.c
+	  src/guard/tlsossl.c src/guard/tlslib.c src/guard/tlsticket.c \
+	  src/guard/tlsfiles.c src/guard/tlswolf.c src/guard/tlswolflib.c
 LOG_SRCS	= src/log/log.c src/log/status.c src/log/jsonlog.c \
 	  src/log/errout.c src/log/summary.c
 POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
@@ -119,6 +132,7 @@ GUARD_HDRS	= src/guard/guard.h src/guard/spec.h src/guard/budget.h \
 	  src/guard/store.h src/guard/statefile.h src/guard/redisstore.h \
 	  src/guard/rediscmd.h src/guard/redisconn.h src/guard/resolve.h \
 	  src/guard/tls.h src/guard/tlslib.h src/guard/tlsticket.h \
+	  src/guard/tlsvt.h src/guard/tlsfiles.h src/guard/tlswolflib.h \
 	  src/guard/guardcodes.h \
 	  src/guard/guard-lua.h
 LOG_HDRS	= src/log/log.h src/log/status.h src/log/jsonlog.h \
@@ -159,7 +173,8 @@ all: $(PROG)
 $(PROG): $(SRCS) $(HDRS)
 	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
 	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) \
-	    $(OPENSSL_CFLAGS) $(OPTIMIZE) $(CFLAGS) -o $(PROG) $(SRCS) \
+	    $(OPENSSL_CFLAGS) $(WOLFSSL_CFLAGS) $(OPTIMIZE) $(CFLAGS) \
+	    -o $(PROG) $(SRCS) \
 	    $(LDFLAGS) $(BSD_LIBS) $(HIREDIS_LIBS)
 
 # The fleet's Lua script, as a C string that src/guard/budget.c embeds.

@@ -10,6 +10,10 @@
 # (what retry reads where /etc/ssl/certs is one) and as one bundle file
 # (what OpenSSL's default paths would read).
 #
+# Each rediss:// row is given for each TLS library that retry has and
+# can load (RETRY_TLS=wolfssl, RETRY_TLS=openssl); the herds use the one
+# that retry picks by itself.
+#
 # Then the thundering herd of a fleet (issue 25): BENCH_FLEET_CLIENTS
 # (default 200) runs of `retry -q -n3 -b0 --budget=URL,tokens=20` fail
 # at once against the same budget, through redis://, through rediss://,
@@ -119,6 +123,14 @@ system_dir() {
 	openssl rehash "$TMP/certs" 2>/dev/null
 }
 
+# The TLS libraries (RETRY_TLS) that this retry has and this host loads.
+BACKENDS=()
+for b in wolfssl openssl; do
+	env -i RETRY_TLS=$b "$RETRY" -n1 --budget=rediss://127.0.0.1:1/x \
+	    -- /bin/true 2>&1 | grep -qE 'cannot load|not a TLS|built without' ||
+	    BACKENDS+=("$b")
+done
+
 make_pki
 system_dir
 start_redis
@@ -134,19 +146,26 @@ ca=REDISCLI_CACERT=$TMP/ca.pem
 nokeep=XDG_RUNTIME_DIR=/proc
 warm=XDG_RUNTIME_DIR=$TMP/warm
 mkdir -m 700 "$TMP/warm"
-env -i "$warm" "$ca" "$RETRY" -n1 --budget="rediss://$s/b" -- /bin/true
 row "none" "$ca"
 row "redis://" "$ca" --budget="redis://$u/b"
-row "rediss://, REDISCLI_CACERT (1 CA), a full handshake" "$ca $nokeep" \
-    --budget="rediss://$s/b"
-row "rediss://, REDISCLI_CACERT (1 CA), resumed (a ticket kept)" \
-    "$ca $warm" --budget="rediss://$s/b"
-row "rediss://, the system's CAs (a hashed directory of 144)" \
-    "SSL_CERT_DIR=$TMP/certs $nokeep" --budget="rediss://$s/b"
-row "rediss://, REDISCLI_CACERT = a bundle of 144" \
-    "REDISCLI_CACERT=$TMP/bundle.pem $nokeep" --budget="rediss://$s/b"
-row "rediss://, budget and breaker (1 CA)" "$ca $nokeep" \
-    --budget="rediss://$s/b" --breaker="rediss://$s/k"
+for b in "${BACKENDS[@]}"; do
+	lib="RETRY_TLS=$b"
+	env -i "$lib" "$warm" "$ca" "$RETRY" -n1 --budget="rediss://$s/b" \
+	    -- /bin/true
+	row "rediss:// ($b), REDISCLI_CACERT (1 CA), a full handshake" \
+	    "$lib $ca $nokeep" --budget="rediss://$s/b"
+	row "rediss:// ($b), REDISCLI_CACERT (1 CA), resumed (a ticket kept)" \
+	    "$lib $ca $warm" --budget="rediss://$s/b"
+	row "rediss:// ($b), the system's CAs (a hashed directory of 144)" \
+	    "$lib SSL_CERT_DIR=$TMP/certs $nokeep" --budget="rediss://$s/b"
+	row "rediss:// ($b), REDISCLI_CACERT = a bundle of 144" \
+	    "$lib REDISCLI_CACERT=$TMP/bundle.pem $nokeep" \
+	    --budget="rediss://$s/b"
+	row "rediss:// ($b), budget and breaker (1 CA)" "$lib $ca $nokeep" \
+	    --budget="rediss://$s/b" --breaker="rediss://$s/k"
+done
+# The herds below use the library that retry picks by itself.
+env -i "$warm" "$ca" "$RETRY" -n1 --budget="rediss://$s/b" -- /bin/true
 
 # start_node I: node I of a cluster on a free port: NODE_PORTS[I].
 start_node() {

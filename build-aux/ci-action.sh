@@ -65,5 +65,14 @@ python3 build-aux/run-action.py "$tmp/action" \
 [[ -e $RUNNER_TEMP/hook ]] || fail "a quoted option was not kept whole"
 { grep -qx attempts=2 "$GITHUB_OUTPUT" && grep -qx status=3 "$GITHUB_OUTPUT"; } ||
     fail "a failure: want attempts=2 and status=3, got: $(cat "$GITHUB_OUTPUT")"
+# A step that leaves NAME<<DELIM open in GITHUB_OUTPUT fails the step on a
+# runner; the emulation says so in a line, not a Python traceback.
+status=0
+python3 build-aux/run-action.py "$tmp/action" \
+    command='echo "x<<EOF" >>"$GITHUB_OUTPUT"' options=-n1 \
+    >/dev/null 2>"$tmp/stderr4" || status=$?
+{ ((status == 1)) && grep -q "x<<EOF has no closing line 'EOF'" "$tmp/stderr4" &&
+    ! grep -q Traceback "$tmp/stderr4"; } ||
+    fail "an open heredoc: want one line and 1, got $status: $(cat "$tmp/stderr4")"
 echo "ci-action: the action retried a flaky command (attempts=3, status=0)" \
     "and took its inputs as data"

@@ -50,6 +50,10 @@ def read_outputs(path):
         if "<<" in line and ("=" not in line
                              or line.index("<<") < line.index("=")):
             name, delim = line.split("<<", 1)
+            if delim not in lines[i + 1:]:
+                # The runner fails the step: "Matching delimiter not found".
+                sys.exit(f"run-action: {path}: {name}<<{delim} has no "
+                         f"closing line {delim!r}")
             j = lines.index(delim, i + 1)
             out[name] = "\n".join(lines[i + 1:j])
             i = j

@@ -131,6 +131,6 @@ complete $opt -l guard-reset -d 'refill the budget, close the breaker, and show'
 complete $opt -l json-log -r -F -d 'also append the JSON log there'
 complete $opt -l preset -x -a 'aws aws-throttle aws-dynamodb aws-legacy google-http google-drive simpledb airflow kubernetes ethernet list' -d "a known system's schedule, or list"
 complete $opt -s q -l quiet -d 'no progress messages, errors only'
-complete $opt -s v -l verbose -d "also report each attempt's start and end"
+complete $opt -s v -l verbose -d "also report the splay, each attempt's start and end"
 complete $opt -s h -l help -d 'show the help and exit'
 complete $opt -s V -l version -d 'show the version and exit'

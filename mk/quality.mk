@@ -19,7 +19,7 @@ QUALITY_CC	?= clang
 SAN_FLAGS	= -fsanitize=address,undefined -fno-omit-frame-pointer \
 		  -fno-sanitize-recover=all
 QUALITY_BUILD	= $(QUALITY_CC) $(WARN) -Werror $(ALL_CPPFLAGS) $(BSD_CFLAGS) \
-		  $(HIREDIS_CFLAGS) $(OPENSSL_CFLAGS)
+		  $(HIREDIS_CFLAGS) $(OPENSSL_CFLAGS) $(WOLFSSL_CFLAGS)
 # Every source file but the one with main(), for the fuzz harnesses.
 LIB_SRCS	= $(filter-out src/retry.c,$(SRCS))
 
@@ -62,7 +62,8 @@ VALGRIND_TESTS	?= $(wildcard tests/messages.bats tests/dryrun.bats \
 build/valgrind/retry: $(SRCS) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) \
-	    $(OPENSSL_CFLAGS) -g -O1 -o $@ $(SRCS) $(BSD_LIBS) $(HIREDIS_LIBS)
+	    $(OPENSSL_CFLAGS) $(WOLFSSL_CFLAGS) -g -O1 -o $@ $(SRCS) \
+	    $(BSD_LIBS) $(HIREDIS_LIBS)
 
 build/valgrind/quality-canary: tests/helpers/quality-canary.c
 	@mkdir -p $(@D)
@@ -144,6 +145,7 @@ CPPCHECK_FLAGS	= --std=c11 --enable=warning,style,performance,portability \
 		  --enable=unusedFunction --library=posix --library=gnu \
 		  --inline-suppr --error-exitcode=1 --quiet \
 		  -D_GNU_SOURCE -D__linux__ -DHAVE_HIREDIS -DHAVE_OPENSSL \
+		  -DHAVE_WOLFSSL \
 		  -DSIGRTMIN=34 -DSIGRTMAX=64 \
 		  -DSIGPOLL=29 -DSIGIO=29 -DSIGPWR=30 -DSIGSTKFLT=16 \
 		  -DO_TMPFILE=020200000 -DF_SETPIPE_SZ=1031 -DF_OFD_SETLK=37 \
@@ -175,7 +177,7 @@ lint-layout:
 
 analyze-tidy: src/guard/guard-lua.h
 	sh build-aux/analyze.sh tidy $(SRCS) -- -std=c11 $(ALL_CPPFLAGS) \
-	    $(BSD_CFLAGS) $(HIREDIS_CFLAGS) $(OPENSSL_CFLAGS)
+	    $(BSD_CFLAGS) $(HIREDIS_CFLAGS) $(OPENSSL_CFLAGS) $(WOLFSSL_CFLAGS)
 
 # Every shell script, found afresh each time: see build-aux/analyze.sh.
 analyze-shellcheck:
@@ -186,7 +188,7 @@ analyze-werror:
 	for cc in gcc clang; do \
 		echo "$$cc -Werror"; \
 		$$cc $(WERROR_WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) \
-		    $(HIREDIS_CFLAGS) $(OPENSSL_CFLAGS) -O2 -g \
+		    $(HIREDIS_CFLAGS) $(OPENSSL_CFLAGS) $(WOLFSSL_CFLAGS) -O2 -g \
 		    -o build/werror/retry-$$cc \
 		    $(SRCS) $(BSD_LIBS) $(HIREDIS_LIBS) || exit 1; \
 	done

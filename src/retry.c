@@ -596,6 +596,7 @@ main(int argc, char *argv[])
 	enum parse_result r;
 	char msg[512], **envv, *shown = NULL;
 	int sig, envc, status;
+	nsec_t splay;
 
 	/* Each message one write(2); stdio keeps the buffer to exit. */
 	(void)fd_stderr_lines();
@@ -626,8 +627,10 @@ main(int argc, char *argv[])
 	setup_run(&run, &cfg, matcher);
 	run.t0 = mono_now();
 	/* Without a splay, a sleep of 0: a stop that came already counts. */
-	if ((sig = attempt_sleep(run.sigs, nsec_add(run.t0,
-	    cfg.sched.splay > 0 ? backoff_splay(&run.backoff) : 0), NULL,
+	splay = cfg.sched.splay > 0 ? backoff_splay(&run.backoff) : 0;
+	if (cfg.sched.splay > 0)
+		log_splay(&run.log, splay, cfg.sched.splay);
+	if ((sig = attempt_sleep(run.sigs, nsec_add(run.t0, splay), NULL,
 	    NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
 	admit(&run, &cfg);

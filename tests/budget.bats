@@ -528,6 +528,30 @@ plant() {
 	[[ $(cat "$STATE/job") =~ ^retry-state\ 1\ tokens=full\ breaker=open\ failures=1\  ]]
 }
 
+@test "--guard-status and --guard-reset together are refused, and nothing is reset" {
+	plant 1500 30 api,tokens=4
+	run -125 --separate-stderr "$RETRY" --guard-status --guard-reset \
+	    --budget=api,tokens=4
+	[ "$output" = "" ]
+	[ "$stderr" = "retry: --guard-status and --guard-reset cannot be combined: --guard-reset shows the state too; try 'retry --help'" ]
+	[ "$(cat "$STATE/api")" = "retry-state 1 tokens=1500 breaker=closed failures=0 until=0 cooldown=0 probe=0 at=$AT boot=$BOOT" ]
+}
+
+# As --dry-run and -O do; before, 1 after "standard output: Broken pipe".
+@test "--guard-status into a closed pipe dies by SIGPIPE; with SIGPIPE ignored, 125" {
+	run -0 --separate-stderr closed_pipe "$WSTATUS" "$WORK/ws" \
+	    "$RETRY" --guard-status --budget=api
+	[ "$stderr" = "" ]
+	[ "$(cat "$WORK/ws")" = "signal 13" ]
+	run -0 --separate-stderr closed_pipe "$WSTATUS" -i 13 "$WORK/ws" \
+	    "$RETRY" --guard-status --budget=api
+	[ "$stderr" = "retry: standard output: Broken pipe" ]
+	[ "$(cat "$WORK/ws")" = "exit 125" ]
+	run -125 --separate-stderr sh -c '"$0" --guard-status --budget=api \
+	    >/dev/full' "$RETRY"
+	[ "$stderr" = "retry: standard output: No space left on device" ]
+}
+
 @test "--guard-status and --guard-reset need a guard, run no command, and are no setting" {
 	run -125 --separate-stderr "$RETRY" --guard-status
 	[ "$stderr" = "retry: --guard-status needs --budget or --breaker; try 'retry --help'" ]

@@ -210,6 +210,19 @@ stalled_log_end() {
 	return "$rc"
 }
 
+# Before, open(2) waited for a reader, deaf to -m (only TERM ended it).
+@test "--log-file, --json-log, --failed-output: a FIFO with no reader is refused at once" {
+	local opt
+	mkfifo "$WORK/fifo"
+	for opt in --log-file --json-log --failed-output; do
+		run -125 --separate-stderr timeout 10 "$RETRY" -O -m 1 \
+		    "$opt=$WORK/fifo" -n 1 -- touch "$WORK/ran"
+		[ "$output" = "" ]
+		[ "$stderr" = "retry: $opt $WORK/fifo: a FIFO with no reader; start its reader first" ]
+		[ ! -e "$WORK/ran" ]
+	done
+}
+
 # Before, a line to a FIFO nobody read waited in write(2), signals
 # blocked, past -m and deaf to TERM, for good.
 @test "--log-file that is a FIFO nobody reads: retry waits for room no longer than -m" {
@@ -587,6 +600,26 @@ re%try,a:b: attempt 1/2 failed (exit 1), next in 0.000s
 }
 
 # Issue 19 item 7: text from outside is escaped for the format in force.
+# Before, "partial::error title=..." was a line of text, not an
+# annotation: the runner reads stderr, shared with the command, as lines.
+@test "github: a command's stderr left mid-line does not swallow the annotation" {
+	local want="::error title=retry sh -c printf partial >&2; exit 3::giving up after 1 attempt in Ts: exit 3 (no attempts left)"
+	local re='s/(attempts? in )[0-9]+\.[0-9]{3}s/\1Ts/'
+	run -0 --separate-stderr bash -c '"$0" --log-format=github -n 1 -- \
+	    sh -c "printf partial >&2; exit 3" 2>&1 | cat' "$RETRY"
+	[ "$(sed -E "$re" <<<"$output")" = "partial
+$want" ]
+	# A file that can be read is looked at: a newline only if needed.
+	run -3 --separate-stderr bash -c '"$0" --log-format=github -n 1 -- \
+	    sh -c "printf partial >&2; exit 3" 2<>"$1"' "$RETRY" "$WORK/rw"
+	[ "$(sed -E "$re" "$WORK/rw")" = "partial
+$want" ]
+	run -3 --separate-stderr bash -c '"$0" --log-format=github -n 1 -- \
+	    sh -c "echo whole >&2; exit 3" 2<>"$1"' "$RETRY" "$WORK/rw2"
+	[ "$(sed -E "$re" "$WORK/rw2")" = "whole
+${want/printf partial/echo whole}" ]
+}
+
 @test "github: a command name cannot start a workflow command" {
 	gh_run 127 -n 1 -- $'nosuch\n::error::pwned%'
 	same_bytes "$WORK/err" "\

@@ -302,6 +302,11 @@ retry: --log-file /dev/full: 7 of 7 lines not written" ]
 	run -1 --separate-stderr "$RETRY" -q --json-log=/dev/full -n 1 -- false
 	[ "$stderr" = "retry: --json-log /dev/full: No space left on device
 retry: --json-log /dev/full: 4 of 4 lines not written" ]
+	# --log-on-failure writes its held lines at once: each one counts.
+	run -1 --separate-stderr "$RETRY" --log-on-failure \
+	    --log-file=/dev/full -n 3 -b 0 -- false
+	[ "$stderr" = "retry: --log-file /dev/full: No space left on device
+retry: --log-file /dev/full: 3 of 3 lines not written" ]
 	# A log that takes every line says nothing.
 	run -1 --separate-stderr "$RETRY" --log-file=/dev/null -n 2 -b 0 -- false
 	[ "$stderr" = "" ]

@@ -57,6 +57,25 @@ setup() {
 	[ "$output" = "$version" ]
 }
 
+# Before, --version failed in silence and --help, past its first buffer,
+# exited 0 with SIGPIPE ignored.
+@test "--help, --version, --preset=list: stdout errors as --dry-run's" {
+	local opt
+	for opt in --help --version --preset=list; do
+		run -125 --separate-stderr sh -c '"$0" "$1" >/dev/full' \
+		    "$RETRY" "$opt"
+		[ "$stderr" = "retry: standard output: No space left on device" ]
+		run -0 --separate-stderr closed_pipe "$WSTATUS" "$WORK/ws" \
+		    "$RETRY" "$opt"
+		[ "$stderr" = "" ]
+		[ "$(cat "$WORK/ws")" = "signal 13" ]
+		run -0 --separate-stderr closed_pipe "$WSTATUS" -i 13 \
+		    "$WORK/ws" "$RETRY" "$opt"
+		[ "$stderr" = "retry: standard output: Broken pipe" ]
+		[ "$(cat "$WORK/ws")" = "exit 125" ]
+	done
+}
+
 @test "no command is a usage error" {
 	run -125 --separate-stderr "$RETRY"
 	usage_error "no command given"
@@ -389,12 +408,18 @@ retry: giving up after 1 attempt in ${stderr##* in }" ]
 
 @test "Debian's retry spellings are refused naming the option here (issue 38)" {
 	local w words bad said
-	for w in "-d 1,2:-d:--delays=1s,2s" "--times 3:--times:-n, --attempts" \
-	    "--times=3:--times=3:-n, --attempts" \
-	    "-u success:-u:--until-failure, or --success-on" \
-	    "--until success:--until:--until-failure, or --success-on" \
-	    "-w fail:-w:-r, --retry-on" "--while fail:--while:-r, --retry-on"; do
+	# The values given are carried over when they mean the same here.
+	for w in "-d 1,2,4:-d:--delays=1s,2s,4s" "-d30:-d:--delays=30s" \
+	    "-d soon:-d:--delays=1s,2s" "--times 3:--times:-n 3" \
+	    "--times=3:--times=3:-n 3" "--times x:--times:-n, --attempts" \
+	    "-u success:-u:the default\x3a no option" \
+	    "-u 0,3-5:-u:--success-on=0,3-5" "-u fail:-u:--until-failure" \
+	    "--until=false:--until=false:--until-failure" \
+	    "--until:--until:--until-failure, or --success-on" \
+	    "-w 1-5:-w:-r 1-5" "--while x:--while:-r, --retry-on" \
+	    "-w fail:-w:the default\x3a no option"; do
 		IFS=: read -r words bad said <<<"$w"
+		said=$(printf '%b' "$said")
 		# shellcheck disable=SC2086
 		run -125 --separate-stderr "$RETRY" $words -- true
 		[ "$output" = "" ]

@@ -104,3 +104,25 @@ small_draw() {
 	# Far from the whole 10 s, with room for a loaded machine's start-up.
 	(( first - start <= draw + 5000000000 ))
 }
+
+# Issue 38: under -v the splay was invisible, a cron job seemed late.
+@test "-v says the splay drawn and when, on the wall clock, attempt 1 starts" {
+	local draw said at first
+	run -0 --separate-stderr "$RETRY" --dry-run --seed 7 -n 1 --splay 300ms
+	draw=$(printf '%.3f' "$(cell 1 5)")
+	run -0 --separate-stderr "$RETRY" -v --seed 7 -n 1 --splay 300ms \
+	    date +%s%N
+	first=$output
+	[ "${#stderr_lines[@]}" -eq 4 ]
+	said=${stderr_lines[0]}
+	[[ $said =~ ^"retry: splay: ${draw}s drawn up to 0.300s; attempt 1 starts at "(.*)$ ]]
+	at=$(date -d "${BASH_REMATCH[1]}" +%s%N)
+	# The attempt starts at the time said, give or take its start-up.
+	(( first >= at - 1000000 && first <= at + 2000000000 ))
+	[ "${stderr_lines[1]}" = "retry: attempt 1/1 starting" ]
+	# Without -v, or without a splay, no such line.
+	run -0 --separate-stderr "$RETRY" --seed 7 -n 1 --splay 300ms true
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr "$RETRY" -v -n 1 true
+	[ "${stderr_lines[0]}" = "retry: attempt 1/1 starting" ]
+}

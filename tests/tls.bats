@@ -68,6 +68,15 @@ ready_or_gone() {
 	grep -q 'Ready to accept' "$1" || gone "$2"
 }
 
+# tls_backend: the TLS library that the file tests (RETRY_TLS): wolfSSL
+# in tls-wolfssl.bats, a link to this file, and OpenSSL here.
+tls_backend() {
+	case ${BATS_TEST_FILENAME##*/} in
+	tls-wolfssl.bats) echo wolfssl ;;
+	*) echo openssl ;;
+	esac
+}
+
 setup_file() {
 	# One server for the file: its tests run one at a time.
 	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
@@ -100,8 +109,23 @@ setup() {
 	common_setup
 	guard_setup
 	"$RETRY" --version >/dev/null
-	if [[ $("$RETRY" -n1 --budget=rediss://127.0.0.1:1/x -- true 2>&1) == *"built without TLS support"* ]]; then
-		needs "this retry was built without OpenSSL (libssl-dev)"
+	RETRY_TLS=$(tls_backend)
+	export RETRY_TLS
+	case $("$RETRY" -n1 --budget=rediss://127.0.0.1:1/x -- true 2>&1) in
+	*"built without TLS support"*)
+		needs "this retry was built without OpenSSL (libssl-dev)" ;;
+	*"not a TLS library of this retry"*)
+		needs "this retry was built without $RETRY_TLS's headers" ;;
+	*"cannot load"*)
+		needs "$RETRY_TLS's library cannot be loaded" ;;
+	esac
+	# What only the words of each library say.
+	if [[ $RETRY_TLS == wolfssl ]]; then
+		UNTRUSTED="unable to get local issuer certificate"
+		PLAIN="unknown type in record hdr"
+	else
+		UNTRUSTED="self-signed certificate in certificate chain"
+		PLAIN="wrong version number"
 	fi
 	export REDISCLI_CACERT=$PKI/ca.pem
 	unset REDISCLI_CERT REDISCLI_KEY
@@ -158,7 +182,7 @@ rcli() {
 	unset REDISCLI_CACERT
 	run -0 --separate-stderr "$RETRY" --budget="$URL/api" -- \
 	    touch "$WORK/ran"
-	[ "$stderr" = "retry: $URL/api: TLS: certificate verify failed: self-signed certificate in certificate chain: going on without retry budget 'api'" ]
+	[ "$stderr" = "retry: $URL/api: TLS: certificate verify failed: $UNTRUSTED: going on without retry budget 'api'" ]
 	[ -e "$WORK/ran" ]
 	[ "$(rcli DBSIZE)" = 0 ]
 }
@@ -179,24 +203,60 @@ rcli() {
 	# A directory without hashed names is not enough by itself.
 	run -0 --separate-stderr env SSL_CERT_DIR="$PKI" \
 	    SSL_CERT_FILE=/nonexistent "$RETRY" --budget="$URL/api" -- true
-	[ "$stderr" = "retry: $URL/api: TLS: certificate verify failed: self-signed certificate in certificate chain: going on without retry budget 'api'" ]
+	[ "$stderr" = "retry: $URL/api: TLS: certificate verify failed: $UNTRUSTED: going on without retry budget 'api'" ]
 }
 
-@test "where libssl cannot be loaded: one warning, and the run goes on" {
-	local lib
-	unshare -m true 2>/dev/null ||
-	    skip "unshare -m does not work here (needs root)"
-	# The libssl that openssl(1) loads, hidden by an empty file in a
-	# mount namespace of the test's own.
-	lib=$(ldd "$(command -v openssl)" | awk '/libssl\.so/ { print $3 }')
-	[ -f "$lib" ]
+# lib_path NAME: the file of the library NAME (libssl, libwolfssl) that
+# this system loads.
+lib_path() {
+	ldconfig -p | awk -v n="$1" 'index($1, n ".so.") == 1 { print $NF; exit }'
+}
+
+# hidden LIB... -- CMD...: CMD run with each library file LIB hidden by
+# an empty file, in a mount namespace of the test's own.
+hidden() {
 	: >"$WORK/empty.so"
 	# shellcheck disable=SC2016 # the inner shell expands them
-	run -0 --separate-stderr unshare -m sh -c \
-	    'mount --bind "$1" "$2" && exec "$3" --budget="$4" -- touch "$5"' \
-	    sh "$WORK/empty.so" "$lib" "$RETRY" "$URL/api" "$WORK/ran"
-	[[ $stderr =~ ^"retry: $URL/api: TLS: cannot load libssl.so."[0-9.]+" (OpenSSL): going on without retry budget 'api'"$ ]]
+	unshare -m sh -c 'e=$1; shift
+	    while [ "$1" != -- ]; do mount --bind "$e" "$1" || exit; shift; done
+	    shift; exec "$@"' sh "$WORK/empty.so" "$@"
+}
+
+@test "where the TLS library cannot be loaded: one warning, and the run goes on" {
+	local lib name=libssl what=OpenSSL
+	unshare -m true 2>/dev/null ||
+	    skip "unshare -m does not work here (needs root)"
+	[[ $RETRY_TLS == wolfssl ]] && name=libwolfssl what=wolfSSL
+	lib=$(lib_path "$name")
+	[ -f "$lib" ]
+	run -0 --separate-stderr hidden "$lib" -- "$RETRY" \
+	    --budget="$URL/api" -- touch "$WORK/ran"
+	[[ $stderr =~ ^"retry: $URL/api: TLS: cannot load $name.so."[0-9.]+" ($what): going on without retry budget 'api'"$ ]]
 	[ -e "$WORK/ran" ]
+}
+
+@test "without RETRY_TLS, wolfSSL serves, and OpenSSL where wolfSSL cannot be loaded" {
+	unshare -m true 2>/dev/null ||
+	    skip "unshare -m does not work here (needs root)"
+	[[ $RETRY_TLS == wolfssl ]] || skip "tls-wolfssl.bats tests it"
+	unset RETRY_TLS
+	# libssl hidden: wolfSSL alone.
+	run -0 --separate-stderr hidden "$(lib_path libssl)" -- "$RETRY" \
+	    --budget="$URL/api" -- true
+	[ -z "$stderr" ]
+	[ "$(rcli HGET retry:api tokens)" = 100000 ]
+	# libwolfssl hidden: OpenSSL, without a word.
+	run -0 --separate-stderr hidden "$(lib_path libwolfssl)" -- \
+	    "$RETRY" --budget="$URL/job" -- true
+	[ -z "$stderr" ]
+	[ "$(rcli HGET retry:job tokens)" = 100000 ]
+	# Both: the warning names OpenSSL's, the last tried.
+	run -0 --separate-stderr hidden "$(lib_path libwolfssl)" \
+	    "$(lib_path libssl)" -- "$RETRY" --budget="$URL/api" -- true
+	[[ $stderr =~ ^"retry: $URL/api: TLS: cannot load libssl.so."[0-9.]+" (OpenSSL): going on without retry budget 'api'"$ ]]
+	run -0 --separate-stderr env RETRY_TLS=gnutls "$RETRY" \
+	    --budget="$URL/api" -- true
+	[ "$stderr" = "retry: $URL/api: TLS: RETRY_TLS=gnutls: not a TLS library of this retry: going on without retry budget 'api'" ]
 }
 
 @test "a certificate signed by another CA is refused: one warning, and the run goes on" {
@@ -247,7 +307,7 @@ rcli() {
 	# Without one, the server ends the connection (TLS 1.3 lets the
 	# client finish its side of the handshake first).
 	run -0 --separate-stderr "$RETRY" --budget="$u" -- touch "$WORK/ran"
-	[[ $stderr =~ ^"retry: $u: "("Connection reset by peer"|"TLS: tlsv13 alert certificate required"|"connection closed by the server")": going on without retry budget 'api'"$ ]]
+	[[ $stderr =~ ^"retry: $u: "("Connection reset by peer"|"TLS: tlsv13 alert certificate required"|"TLS: received alert fatal error"|"TLS: unexpected eof while reading"|"connection closed by the server")": going on without retry budget 'api'"$ ]]
 	[ -e "$WORK/ran" ]
 	# A key without its certificate, and files that are not there.
 	run -0 --separate-stderr env REDISCLI_KEY="$PKI/client.key" "$RETRY" \
@@ -319,7 +379,7 @@ hostile() {
 }
 
 @test "a peer that answers the handshake with plain text costs the limit" {
-	hostile close "TLS: wrong version number"
+	hostile close "TLS: $PLAIN"
 }
 
 # stop_peer MODE [tls]: TERM to a retry waiting on the peer (for TLS,

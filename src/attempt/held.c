@@ -240,8 +240,10 @@ held_failed_sink(const char *where)
 		return STDERR_FILENO;
 	if (strcmp(where, "drop") == 0)
 		return -1;
-	if ((fd = fd_above_stdio(open(where, O_WRONLY | O_CREAT | O_APPEND |
-	    O_CLOEXEC, 0666))) == -1)
+	if ((fd = fd_open_append(where)) == -1 && errno == ENXIO)
+		err_safe(EXIT_CANCELED, false, "--failed-output %s: %s", where,
+		    FD_NO_READER);
+	if (fd == -1)
 		err_safe(EXIT_CANCELED, true, "--failed-output %s", where);
 	return fd;
 }

@@ -132,7 +132,11 @@ check_guard_tool(const struct config *cfg, char *err, size_t len)
 	const char *opt = cfg->guard_reset ? "--guard-reset" :
 	    "--guard-status";
 
-	if (cfg->budget.name[0] == '\0' && cfg->breaker.name[0] == '\0')
+	/* Which one was meant is a guess, and a reset cannot be undone. */
+	if (cfg->guard_reset && cfg->guard_status)
+		snprintf(err, len, "--guard-status and --guard-reset cannot "
+		    "be combined: --guard-reset shows the state too");
+	else if (cfg->budget.name[0] == '\0' && cfg->breaker.name[0] == '\0')
 		snprintf(err, len, "%s needs --budget or --breaker", opt);
 	else if (cfg->argv != NULL)
 		snprintf(err, len, "%s runs no command", opt);

@@ -92,7 +92,7 @@ static const char help_text2[] =
 "                            fails, as chronic(1) does\n"
 "  -q, --quiet               no progress messages on the terminal, errors\n"
 "                            only; a --log-file still gets them\n"
-"  -v, --verbose             also report each attempt's start and end\n"
+"  -v, --verbose             also report the splay, each attempt's start and end\n"
 "  -h, --help                show this help and exit\n"
 "  -V, --version             show the version and exit\n"
 "\n"
@@ -119,14 +119,20 @@ help_info(enum parse_result r)
 {
 	switch (r) {
 	case PARSE_HELP:
-		return help_print(stdout) == EOF ? EXIT_CANCELED : 0;
+		(void)help_print(stdout);
+		break;
 	case PARSE_VERSION:
 		/* Debian's retry says "retry 1.0.5": which program this is. */
 		printf("retry %s (retry-backoff: exponential backoff and jitter)\n", RETRY_VERSION);
-		return fflush(stdout) == EOF ? EXIT_CANCELED : 0;
+		break;
 	default:
-		if (preset_list(stdout) != 0)
-			err(EXIT_CANCELED, "standard output");
-		return 0;
+		(void)preset_list(stdout);
 	}
+	/*
+	 * As --dry-run: an error said, 125.  ferror() too: a write that
+	 * failed in an earlier flush leaves nothing for the last one.
+	 */
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(EXIT_CANCELED, "standard output");
+	return 0;
 }

@@ -25,6 +25,7 @@
 #include "policy/preset.h"
 #include "checks.h"
 #include "config.h"
+#include "debian.h"
 #include "parse.h"
 
 void
@@ -329,27 +330,22 @@ parse_flag(int opt, struct config *cfg)
 }
 
 /*
- * Debian's retry(1) spells some options otherwise (-d, -u, -w, --times;
- * its -t, the times, is the timeout here): for an unknown option that is
- * one of them, what does it here, or "".
+ * The value a refused option was given, as Debian's retry(1) would take
+ * it: after '=' or the letter in word, or the next word; or NULL.
  */
 static const char *
-debian_hint(const char *word)
+refused_value(const char *word, int letter, const char *next)
 {
-	/* Arrays, not pointers: no relocation for each at every start. */
-	static const char hints[][2][40] = {
-		{ "-d", "--delays=1s,2s" }, { "--times", "-n, --attempts" },
-		{ "-u", "--until-failure, or --success-on" },
-		{ "--until", "--until-failure, or --success-on" },
-		{ "-w", "-r, --retry-on" }, { "--while", "-r, --retry-on" },
-	};
-	size_t i, n = strcspn(word, "=");
+	const char *v;
 
-	for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
-		if (strlen(hints[i][0]) == n &&
-		    strncmp(word, hints[i][0], n) == 0)
-			return hints[i][1];
-	return NULL;
+	if (strncmp(word, "--", 2) == 0)
+		v = strchr(word, '=') != NULL ? strchr(word, '=') + 1 : "";
+	else
+		v = strchr(word + 1, letter) != NULL ?
+		    strchr(word + 1, letter) + 1 : "";
+	if (*v == '\0' && next != NULL && next[0] != '-')
+		v = next;
+	return *v != '\0' ? v : NULL;
 }
 
 /*
@@ -358,11 +354,13 @@ debian_hint(const char *word)
  * before it when the bad letter starts a cluster such as -Zq.
  */
 static void
-describe_bad_option(int opt, const char *word, char *err, size_t len)
+describe_bad_option(int opt, const char *word, const char *next, char *err,
+    size_t len)
 {
 	bool is_long = strncmp(word, "--", 2) == 0;
-	char bad[VALUE_SHOWN + 8];
-	const char *hint;
+	char bad[VALUE_SHOWN + 8], name[VALUE_SHOWN + 8];
+	char hint[DEBIAN_HINT_MAX];
+	bool known;
 
 	if (opt == ':') {
 		if (is_long)
@@ -379,10 +377,13 @@ describe_bad_option(int opt, const char *word, char *err, size_t len)
 			snprintf(bad, sizeof(bad), "-%c", optopt);
 		else
 			snprintf(bad, sizeof(bad), "%.*s", VALUE_SHOWN, word);
-		hint = debian_hint(bad);
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "="),
+		    bad);
+		known = debian_hint(name, refused_value(word, optopt, next),
+		    hint, sizeof(hint));
 		snprintf(err, len, "unknown option '%s'%s%s%s", bad,
-		    hint != NULL ? " (Debian's retry? here: " : "",
-		    hint != NULL ? hint : "", hint != NULL ? ")" : "");
+		    known ? " (Debian's retry? here: " : "",
+		    known ? hint : "", known ? ")" : "");
 	}
 }
 
@@ -557,7 +558,8 @@ parse_vector(int argc, char **argv, struct config *cfg, struct pass *p,
 			continue;
 		}
 		if (opt == '?' || opt == ':' || opt == OPT_DEBIAN_UNTIL) {
-			describe_bad_option(opt, argv[at], err, len);
+			describe_bad_option(opt, argv[at], at + 1 < argc ?
+			    argv[at + 1] : NULL, err, len);
 			return PARSE_ERROR;
 		}
 		if ((r = parse_one(opt, cfg, p, err, len)) != PARSE_OK)

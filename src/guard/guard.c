@@ -18,7 +18,9 @@
  * --guard-status and --guard-reset go through the same stores, so that a
  * user can see or clear a guard's state without knowing where it lives.
  */
+#include <err.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,7 +324,8 @@ tool_one(const struct guard_spec *spec, const char *what, bool budget,
 /*
  * --guard-status, or --guard-reset if reset: each guard given shown on
  * stdout, after its reset.  0, 1 if a store could not be used, or 128
- * and the number of a stop signal that ended a wait, as a shell says.
+ * and the number of a stop signal that ended a wait, as a shell says;
+ * exits 125 if stdout cannot be written.
  */
 int
 guards_tool(const struct guard_spec *budget, const struct guard_spec *breaker,
@@ -335,9 +338,11 @@ guards_tool(const struct guard_spec *budget, const struct guard_spec *breaker,
 		rc |= tool_one(breaker, "circuit breaker", false, reset, ss);
 	if (signals_stop() != 0)
 		rc = 128 + signals_stop();
-	if (fflush(stdout) == EOF) {
-		warnx_safe("standard output: %s", strerror(errno));
-		rc = 1;
+	/* As --dry-run and -O do: a closed pipe ends retry as it would cat. */
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		if (errno == EPIPE && signals_sigpipe_default(ss))
+			die_by_signal(SIGPIPE);
+		err(EXIT_CANCELED, "standard output");
 	}
 	return rc;
 }

@@ -137,21 +137,36 @@ file_for(struct errout *eo, int fd)
 }
 
 /*
- * A line to the named file f was written (ok) or not, errno saying why.
- * The first failure (a full disk, EIO) says so on stderr at once, once;
- * the lines after it are still tried, and counted for errout_end().  A
- * reader of a FIFO that does not read in time (EAGAIN) or that went away
- * (EPIPE) is no failure of the file: errout.c gives up on such a reader
- * by design.
+ * The n lines to the named file f were written (ok) or not, errno saying
+ * why; n is more than 1 where --log-on-failure writes its held lines at
+ * once.  The first failure (a full disk, EIO) says so on stderr at once,
+ * once; the lines after it are still tried, and counted for errout_end().
+ * A reader of a FIFO that does not read in time (EAGAIN) or that went
+ * away (EPIPE) is no failure of the file: errout.c gives up on such a
+ * reader by design.
  */
 static void
-errout_lost(struct errout_file *f, bool ok)
+errout_lost(struct errout_file *f, bool ok, long long n)
 {
-	f->lines++;
+	f->lines += n;
 	if (ok || errno == EAGAIN || errno == EPIPE)
 		return;
-	if (f->lost++ == 0)
+	if (f->lost == 0)
 		warnx_safe("%s %s: %s", f->what, f->path, strerror(errno));
+	f->lost += n;
+}
+
+/* The lines in s, a line cut short counted as one. */
+static long long
+count_lines(const char *s, size_t len)
+{
+	const char *p, *end = s + len;
+	long long n = 0;
+
+	for (p = s; p < end && (p = memchr(p, '\n', (size_t)(end - p))) !=
+	    NULL; p++)
+		n++;
+	return len > 0 && s[len - 1] != '\n' ? n + 1 : n;
 }
 
 /*
@@ -317,5 +332,5 @@ errout_write(struct errout *eo, int fd, const char *s, size_t len)
 	else
 		ok = fd_write_within(fd, s, len, WRITE_STALL_MS);
 	if ((f = file_for(eo, fd)) != NULL)
-		errout_lost(f, ok);
+		errout_lost(f, ok, count_lines(s, len));
 }

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,8 +47,10 @@ open_append(const char *path, const char *what)
 {
 	int fd;
 
-	if ((fd = fd_above_stdio(open(path, O_WRONLY | O_CREAT | O_APPEND |
-	    O_CLOEXEC, 0666))) == -1)
+	if ((fd = fd_open_append(path)) == -1 && errno == ENXIO)
+		err_safe(EXIT_CANCELED, false, "%s %s: %s", what, path,
+		    FD_NO_READER);
+	if (fd == -1)
 		err_safe(EXIT_CANCELED, true, "%s %s", what, path);
 	return fd;
 }
@@ -63,26 +66,6 @@ open_gh_output(const char *path)
 
 	fd = fd_above_stdio(open(path, O_RDWR | O_APPEND | O_CLOEXEC));
 	return fd != -1 ? fd : open_append(path, "GITHUB_OUTPUT");
-}
-
-/* Whether a file ends in the middle of a line: unknown is taken as no. */
-static bool
-ends_mid_line(int fd)
-{
-	struct stat st;
-	char last;
-
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
-}
-
-/* Whether fd is a regular file, whose lines get the local time. */
-static bool
-is_regular(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* fopencookie() is glibc's, outside POSIX: not in the portable build. */
@@ -174,7 +157,7 @@ log_open(struct log *lg, const struct log_options *lo)
 		lg->verbosity = 0;
 	if (lo->log_file != NULL) {
 		lg->fd = open_append(lo->log_file, "--log-file");
-		lg->stamp = lg->format == LOG_TEXT && is_regular(lg->fd);
+		lg->stamp = lg->format == LOG_TEXT && fd_is_regular(lg->fd);
 		errout_own(&lg->err, lg->fd, "--log-file", lo->log_file);
 	}
 	if (lg->format == LOG_JSON)
@@ -233,6 +216,14 @@ format_line(const struct log *lg, const char *annotation, const char *msg,
     struct strbuf *line)
 {
 	if (annotation != NULL && lg->format == LOG_GITHUB) {
+		/*
+		 * A command's last line left open on the same stderr would
+		 * make the annotation text: a pipe (a runner's) gets a
+		 * newline first, a file only if it is seen to need one.
+		 */
+		if (strcmp(annotation, "debug") != 0 && (!fd_is_regular(lg->fd)
+		    || fd_ends_mid_line(lg->fd)))
+			sb_str(line, "\n");
 		if (strcmp(annotation, "debug") == 0)
 			sb_str(line, "::debug::");
 		else {
@@ -312,7 +303,7 @@ gh_outputs(const struct log *lg, long long k, int status)
 		return;
 	/* "url=x" without a newline must not become "url=xattempts=1". */
 	snprintf(buf, sizeof(buf), "%sattempts=%lld\nstatus=%d\n",
-	    ends_mid_line(lg->gh_output) ? "\n" : "", k, status);
+	    fd_ends_mid_line(lg->gh_output) ? "\n" : "", k, status);
 	fd_write_all(lg->gh_output, buf, strlen(buf));
 }
 
@@ -349,6 +340,21 @@ log_start(struct log *lg, const struct log_run *run, nsec_t t0)
 	}
 	if (run->env_options != NULL && says(lg, 1))
 		verbose(lg, "options from RETRY_OPTIONS: %s", run->env_options);
+}
+
+/* -v: the splay drawn, and when attempt 1 starts: a late job waits. */
+void
+log_splay(struct log *lg, nsec_t drawn, nsec_t max)
+{
+	char d[32], m[32], t[48];
+
+	if (!says(lg, 1))
+		return;
+	format_ms(d, sizeof(d), drawn);
+	format_ms(m, sizeof(m), max);
+	format_local(t, sizeof(t), wall_now() + drawn);
+	verbose(lg, "splay: %ss drawn up to %ss; attempt 1 starts at %s", d,
+	    m, t);
 }
 
 void

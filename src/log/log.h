@@ -50,6 +50,7 @@ void		 log_bound_waits(struct log *lg, const struct sigstate *ss,
 		    nsec_t deadline);
 void		 log_start(struct log *lg, const struct log_run *run,
 		    nsec_t t0);
+void		 log_splay(struct log *lg, nsec_t drawn, nsec_t max);
 void		 log_attempt_start(struct log *lg, long long k);
 void		 log_attempt_end(struct log *lg, long long k,
 		    const struct outcome *o);

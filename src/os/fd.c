@@ -89,6 +89,54 @@ fd_tty_nonblock(int fd)
 	    O_CLOEXEC));
 }
 
+/* Whether fd is a regular file. */
+bool
+fd_is_regular(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * Whether the regular file fd ends in the middle of a line: unknown (not
+ * readable, not a regular file) is taken as no.
+ */
+bool
+fd_ends_mid_line(int fd)
+{
+	struct stat st;
+	char last;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
+}
+
+/*
+ * path, a file the user named for retry's output (a log, held output),
+ * opened to append, created 0666 if missing.  A FIFO is opened without
+ * waiting: with no reader, open(2) would wait for one, deaf to -m, and
+ * fails at once with ENXIO instead, which the caller words as
+ * FD_NO_READER.  The descriptor is then blocking as any other open gives
+ * it.  Where stat(2) sees no FIFO (a /dev/fd/N that is a dup(2) on some
+ * systems), the open is the plain one, so that no flag of a description
+ * shared with the caller is touched.
+ */
+int
+fd_open_append(const char *path)
+{
+	struct stat st;
+	int fd, fl, nb = 0;
+
+	if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode))
+		nb = O_NONBLOCK;
+	fd = fd_above_stdio(open(path, O_WRONLY | O_CREAT | O_APPEND |
+	    O_CLOEXEC | nb, 0666));
+	if (fd != -1 && nb != 0 && (fl = fcntl(fd, F_GETFL)) != -1)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
 /*
  * The same for the pipe or FIFO that fd writes into: a non-blocking open
  * of it, which Linux gives through /proc; -1 elsewhere, where fd is not

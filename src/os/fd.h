@@ -14,6 +14,11 @@
 
 char		*fd_stderr_lines(void);
 int		 fd_above_stdio(int fd);
+/* How fd_open_append()'s ENXIO is said: a FIFO with no reader. */
+#define FD_NO_READER	"a FIFO with no reader; start its reader first"
+int		 fd_open_append(const char *path);
+bool		 fd_is_regular(int fd);
+bool		 fd_ends_mid_line(int fd);
 int		 fd_tty_nonblock(int fd);
 int		 fd_pipe_nonblock(int fd);
 bool		 fd_own_nonblock(int fd);

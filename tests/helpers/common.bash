@@ -127,3 +127,12 @@ untimed() {
 	local n='[0-9]+/([0-9]+|inf)'
 	sed -E "s#(retry: (succeeded on attempt $n after|stopped by [A-Z0-9+]+ (during attempt $n after|after attempt $n in|during the splay after)|giving up after [0-9]+ attempts? in|attempt $n failed after|all [0-9]+ attempts? succeeded in) )[0-9]+\.[0-9]{3}s#\1Ts#" <<<"$1"
 }
+
+# closed_pipe ARG...: runs ARG... with its stdout a pipe whose reader is
+# already gone, SIGPIPE as the default.
+closed_pipe() {
+	python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.call(sys.argv[1:], stdout=w))' "$@"
+}
