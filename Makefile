@@ -102,7 +102,8 @@ CLI_SRCS	= src/cli/options.c src/cli/checks.c src/cli/parse.c \
 	  src/cli/dryrun.c src/cli/help.c src/cli/envopts.c src/cli/debian.c
 ATTEMPT_SRCS	= src/attempt/attempt.c src/attempt/spawn.c \
 	  src/attempt/leftovers.c src/attempt/streams.c src/attempt/feed.c \
-	  src/attempt/held.c src/attempt/match.c src/attempt/hooks.c
+	  src/attempt/held.c src/attempt/match.c src/attempt/hooks.c \
+	  src/attempt/afterfile.c
 GUARD_SRCS	= src/guard/guard.c src/guard/spec.c src/guard/budget.c \
 	  src/guard/statefile.c src/guard/redisstore.c src/guard/rediscmd.c \
 	  src/guard/redisconn.c src/guard/resolve.c src/guard/tls.c \
@@ -111,19 +112,22 @@ GUARD_SRCS	= src/guard/guard.c src/guard/spec.c src/guard/budget.c \
 LOG_SRCS	= src/log/log.c src/log/status.c src/log/jsonlog.c \
 	  src/log/errout.c src/log/summary.c src/log/metrics.c
 POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
-	  src/policy/preset.c src/policy/http.c
+	  src/policy/preset.c src/policy/http.c \
+	  src/policy/after.c
 TEXT_SRCS	= src/text/format.c src/text/escape.c src/text/duration.c
 ERE_SRCS	= src/ere/erecomp.c src/ere/eredfa.c src/ere/erelit.c \
 	  src/ere/erenfa.c src/ere/erenfabuild.c src/ere/erenfagroup.c \
 	  src/ere/ereclosure.c src/ere/eresyntax.c src/ere/ereclass.c \
 	  src/ere/pairscan.c
 OS_SRCS	= src/os/signals.c src/os/fd.c src/os/clock.c src/os/env.c \
-	  src/os/compat.c src/os/trace.c
+	  src/os/compat.c src/os/trace.c \
+	  src/os/privdir.c
 CLI_HDRS	= src/cli/checks.h src/cli/parse.h src/cli/dryrun.h \
 	  src/cli/help.h src/cli/envopts.h src/cli/config.h
 ATTEMPT_HDRS	= src/attempt/attempt.h src/attempt/spawn.h \
 	  src/attempt/leftovers.h src/attempt/streams.h src/attempt/feed.h \
-	  src/attempt/held.h src/attempt/match.h src/attempt/hooks.h
+	  src/attempt/held.h src/attempt/match.h src/attempt/hooks.h \
+	  src/attempt/afterfile.h
 GUARD_HDRS	= src/guard/guard.h src/guard/spec.h src/guard/budget.h \
 	  src/guard/store.h src/guard/statefile.h src/guard/redisstore.h \
 	  src/guard/rediscmd.h src/guard/redisconn.h src/guard/resolve.h \
@@ -134,14 +138,16 @@ GUARD_HDRS	= src/guard/guard.h src/guard/spec.h src/guard/budget.h \
 LOG_HDRS	= src/log/log.h src/log/status.h src/log/jsonlog.h \
 	  src/log/errout.h src/log/summary.h src/log/metrics.h
 POLICY_HDRS	= src/policy/backoff.h src/policy/outcomes.h \
-	  src/policy/preset.h src/policy/http.h
+	  src/policy/preset.h src/policy/http.h \
+	  src/policy/after.h
 TEXT_HDRS	= src/text/format.h src/text/escape.h src/text/duration.h
 ERE_HDRS	= src/ere/ere.h src/ere/erelit.h src/ere/ereclosure.h \
 	  src/ere/eresyntax.h src/ere/ereclass.h src/ere/ereprog.h \
 	  src/ere/erenfa.h src/ere/pairscan.h
 OS_HDRS	= src/os/defs.h src/os/signals.h src/os/fd.h src/os/clock.h \
 	  src/os/env.h \
-	  src/os/compat.h src/os/trace.h
+	  src/os/compat.h src/os/trace.h \
+	  src/os/privdir.h
 SRCS	= src/retry.c $(CLI_SRCS) $(ATTEMPT_SRCS) $(GUARD_SRCS) $(LOG_SRCS) \
 	  $(POLICY_SRCS) $(TEXT_SRCS) $(ERE_SRCS) $(OS_SRCS)
 HDRS	= $(CLI_HDRS) $(ATTEMPT_HDRS) $(GUARD_HDRS) $(LOG_HDRS) \

@@ -14,7 +14,8 @@ _retry_longopts=(attempts= base= factor= cap= jitter= splay= seed= retry-on=
 	until-failure stall-timeout= delays= failed-output= log-on-failure
 	guard-status guard-reset success-if-stdout= success-if-stderr=
 	stop-if-stdout= stop-if-stderr= retry-if-stdout= retry-if-stderr=
-	fixed-strings hold-stderr failed-stderr= metrics-file=)
+	fixed-strings hold-stderr failed-stderr= metrics-file=
+	exhausted-status=)
 _retry_shortopts=(n= b= f= c= j= r= x= t= s= k= m= S= E F I O q v h V)
 declare -gA _retry_short_long=([n]=attempts [b]=base [f]=factor [c]=cap
 	[j]=jitter [r]=retry-on [x]=stop-on [t]=timeout [s]=signal

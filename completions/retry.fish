@@ -12,7 +12,7 @@ set -g __fish_retry_valued attempts base factor cap jitter splay seed \
     on-retry on-give-up reset-after http budget breaker json-log preset \
     stall-timeout delays failed-output success-if-stdout success-if-stderr \
     stop-if-stdout stop-if-stderr retry-if-stdout retry-if-stderr failed-stderr \
-    metrics-file
+    metrics-file exhausted-status
 set -g __fish_retry_flags foreground replay-stdin hold-stdout dry-run quiet \
     verbose help version until-failure log-on-failure guard-status \
     guard-reset hold-stderr fixed-strings
@@ -124,6 +124,7 @@ complete $opt -l delays -x -d 'the waits before each retry, the last repeated'
 complete $opt -s S -l stall-timeout -x -d 'end an attempt silent this long, 0 for none'
 complete $opt -l foreground -d "leave the command in the caller's process group"
 complete $opt -l until-failure -d 'run again after each success, until the first failure'
+complete $opt -l exhausted-status -x -d 'exit status when giving up on an outcome that would be retried'
 complete $opt -s I -l replay-stdin -d 'give every attempt the same standard input'
 complete $opt -s O -l hold-stdout -d "pass on only the final attempt's standard output"
 complete $opt -l failed-output -r -F -a 'stderr drop' -d "where a failed attempt's held stdout goes (sets -O)"

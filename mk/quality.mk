@@ -79,9 +79,10 @@ check-valgrind: build/valgrind/retry build/valgrind/quality-canary \
 # One harness per parser; each checks properties, not only crashes (see
 # the comment at the top of each fuzz/NAME.c, and of src/ere/fuzz/ere-fuzz.c,
 # the ERE library's own, kept beside it with its corpus and dictionary).
-# fuzz-ci runs them two at a time: nine harnesses of FUZZ_CI_TIME seconds
+# fuzz-ci runs them two at a time: ten harnesses of FUZZ_CI_TIME seconds
 # take five rounds.
-FUZZERS		= duration outcomes signal jitter options http guard ere ere-nfa
+FUZZERS		= duration outcomes signal jitter options http guard ere ere-nfa \
+		  after
 FUZZ_BINS	= $(FUZZERS:%=build/fuzz/%)
 FUZZ_CI_TIME	?= 60
 FUZZ_TIME	?= 900

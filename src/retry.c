@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attempt/afterfile.h"
 #include "attempt/attempt.h"
 #include "attempt/held.h"
 #include "attempt/hooks.h"
@@ -36,10 +37,12 @@
 #include "os/fd.h"
 #include "os/signals.h"
 #include "os/trace.h"
+#include "policy/after.h"
 #include "policy/backoff.h"
 #include "policy/http.h"
 #include "policy/outcomes.h"
 #include "text/escape.h"
+#include "text/format.h"
 
 extern char **environ;
 
@@ -57,6 +60,7 @@ struct run {
 	struct env_attempt env;		/* RETRY_ATTEMPT and its kin */
 	struct trace	 trace;		/* TRACEPARENT, a span per attempt */
 	struct http_head head;		/* --http: the last attempt's */
+	struct after_file after;	/* RETRY_AFTER_FILE */
 	char		 why[128];	/* a reason that holds values */
 	nsec_t		 t0;		/* when the first attempt started */
 	nsec_t		 deadline;	/* --max-time after t0; 0: none */
@@ -180,52 +184,38 @@ run_hook(struct run *r, const struct hook *h, long long k)
 		stopped(r, k, sig);
 }
 
-/*
- * The give-up hook's deadline.  It comes after the run, when --max-time
- * may have passed: it gets what is left of it, and at least --kill-after
- * (no limit with -k inf), so that a run that ran out of time can still
- * tell someone.
- */
-static nsec_t
-give_up_deadline(const struct run *r)
-{
-	nsec_t now = mono_now(), grace;
-
-	if (r->deadline == 0)
-		return 0;
-	if (r->cfg->kill_after == NSEC_INF)
-		return now < r->deadline ? r->deadline : 0;
-	grace = nsec_add(now, r->cfg->kill_after);
-	return grace > r->deadline ? grace : r->deadline;
-}
-
-/*
- * The run ends after attempt k with outcome o: reason is NULL on
- * success.  A run that gives up never exits 0: when the policy did not
- * count an exit 0 as a success, retry exits 1.
- */
-static _Noreturn void
-conclude(struct run *r, long long k, const struct outcome *o,
-    const char *reason)
-{
-	bool zero = reason != NULL && outcome_status(o) == 0;
-
-	log_finish(&r->log, k, o, reason, zero ? 1 : outcome_status(o),
-	    mono_now() - r->t0);
-	if (reason != NULL)
-		run_hook(r, &(struct hook){ "--on-give-up",
-		    r->cfg->on_give_up, r->envp, outcome_status(o), -1,
-		    give_up_deadline(r), r->cfg->kill_after }, k);
-	if (zero)
-		exit(1);
-	exit_as(o);
-}
-
 /* How the run ends after an attempt, and the reason it gives (or NULL). */
 struct end {
 	enum run_end	 how;
 	const char	*why;
+	bool		 exhausted;	/* on an outcome it would retry */
 };
+
+/*
+ * The run ends after attempt k with outcome o, as e says.  A run that
+ * gives up never exits 0: when the policy did not count an exit 0 as a
+ * success, retry exits 1.  --exhausted-status replaces the status, or
+ * the signal, when it gave up on an outcome that it would have retried.
+ */
+static _Noreturn void
+conclude(struct run *r, long long k, const struct outcome *o,
+    const struct end *e)
+{
+	bool replace = e->exhausted && r->cfg->exhausted_status >= 0;
+	int status = e->why != NULL && outcome_status(o) == 0 ? 1 :
+	    outcome_status(o), code = replace ? r->cfg->exhausted_status :
+	    status;
+
+	log_finish(&r->log, k, o, e->why, code, mono_now() - r->t0);
+	if (e->why != NULL)
+		run_hook(r, &(struct hook){ "--on-give-up",
+		    r->cfg->on_give_up, r->envp, outcome_status(o), -1,
+		    hook_give_up_deadline(r->deadline, r->cfg->kill_after),
+		    r->cfg->kill_after }, k);
+	if (replace || code != outcome_status(o))
+		exit(code);
+	exit_as(o);
+}
 
 /*
  * The run ends after attempt k with outcome o, as e says: the held
@@ -248,7 +238,7 @@ finish(struct run *r, long long k, const struct outcome *o,
 		log_all_succeeded(&r->log, k, e->why, mono_now() - r->t0);
 		exit(0);
 	}
-	conclude(r, k, o, e->why);
+	conclude(r, k, o, e);
 }
 
 /* Fills e and says that the run ends. */
@@ -257,6 +247,7 @@ ending(struct end *e, enum run_end how, const char *why)
 {
 	e->how = how;
 	e->why = why;
+	e->exhausted = false;
 	return true;
 }
 
@@ -269,7 +260,8 @@ out_of(const struct run *r, const char *why, struct end *e)
 {
 	if (r->cfg->until_failure)
 		return ending(e, RUN_SUCCEEDED, why);
-	return ending(e, RUN_GAVE_UP, why != NULL ? why : "no attempts left");
+	ending(e, RUN_GAVE_UP, why != NULL ? why : "no attempts left");
+	return e->exhausted = true;
 }
 
 /* --http: the head the attempt saved, its status into o. */
@@ -366,7 +358,9 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 	if (r->cfg->http_file != NULL &&
 	    (error = http_reset(r->cfg->http_file)) != 0)
 		errc(EXIT_CANCELED, error, "--http %s", r->cfg->http_file);
+	after_file_begin(&r->after, k);
 	attempt_run(r->sigs, &spec, o);
+	after_file_end(&r->after);
 	if (o->kind == OUT_NOEXEC)
 		spawn_cannot_run(r->cfg->argv[0], o->error);
 	read_head(r, k, o);
@@ -375,57 +369,50 @@ run_attempt(struct run *r, long long k, const struct outcome *prev,
 }
 
 /*
- * The server's Retry-After on a retried response: its delay in *server
- * (-1: none), or why the run ends.  A delay above --cap is honoured, and
- * -v says so: the server names when to come back.  Only one that would
- * pass --max-time, or without it HTTP_WAIT_CEILING, ends the run.
+ * The wait asked for from outside, into *asked (-1: none), or why the
+ * run ends: the server's Retry-After on a retried response, and what the
+ * attempt wrote to RETRY_AFTER_FILE, the longer.  A delay above --cap is
+ * honoured, and -v says so; only one that would pass --max-time, or
+ * without it HTTP_WAIT_CEILING, ends the run.  label is for the log.
  */
 static const char *
-server_delay(struct run *r, long long k, const struct outcome *o,
-    nsec_t *server)
+asked_delay(struct run *r, long long k, const struct outcome *o,
+    nsec_t *asked, char *label, size_t len)
 {
-	size_t n;
+	static const char *const end[] = { [AFTER_PAST_MAX_TIME] =
+	    "past --max-time", [AFTER_PAST_CEILING] = "more than the 1h "
+	    "retry waits without --max-time" };
+	enum after_fit fit;
+	char d[32];
 
-	*server = -1;
-	if (r->cfg->http_file == NULL || o->http_status == 0)
-		return NULL;
-	switch (http_wait(&r->head, wall_now(), r->cfg->sched.cap, server,
-	    r->why, sizeof(r->why))) {
-	case HTTP_WAIT_IGNORED:
+	*asked = -1;
+	if (r->cfg->http_file != NULL && o->http_status != 0 &&
+	    http_wait(&r->head, wall_now(), r->cfg->sched.cap, asked, r->why,
+	    sizeof(r->why)) == HTTP_WAIT_IGNORED)
 		log_note(&r->log, k, "%s", r->why);
+	/* Whole seconds, rounded up: never "60s, more than --cap=60s". */
+	snprintf(d, sizeof(d), "%llds",
+	    (long long)((*asked + NSEC_PER_SEC - 1) / NSEC_PER_SEC));
+	snprintf(r->why, sizeof(r->why), "the server asks to wait %s", d);
+	snprintf(label, len, "Retry-After: %s", r->head.retry_after);
+	if (r->after.ask == AFTER_WAIT && r->after.delay > *asked) {
+		*asked = r->after.delay;
+		format_span(d, sizeof(d), *asked);
+		snprintf(r->why, sizeof(r->why), "RETRY_AFTER_FILE asks to "
+		    "wait %s", d);
+		snprintf(label, len, "RETRY_AFTER_FILE: %.64s", r->after.text);
+	}
+	if (*asked < 0 || (fit = after_fit(*asked, r->cfg->sched.cap,
+	    mono_now(), r->deadline)) == AFTER_FITS)
 		return NULL;
-	case HTTP_WAIT_LONG:
-		n = strlen(r->why);
-		if (r->deadline != 0 && nsec_add(mono_now(), *server) >=
-		    r->deadline)
-			snprintf(r->why + n, sizeof(r->why) - n,
-			    ", past --max-time");
-		else if (r->deadline == 0 && *server > HTTP_WAIT_CEILING)
-			snprintf(r->why + n, sizeof(r->why) - n, ", more "
-			    "than the 1h retry waits without --max-time");
-		else {
-			log_note(&r->log, k, "%s, more than --cap: waiting "
-			    "for it", r->why);
-			return NULL;
-		}
-		return r->why;
-	default:
+	if (fit == AFTER_ABOVE_CAP) {
+		log_note(&r->log, k, "%s, more than --cap: waiting for it",
+		    r->why);
 		return NULL;
 	}
-}
-
-/*
- * The schedule's step for the next sleep: an attempt that ran at least
- * --reset-after before it failed starts the schedule over.
- */
-static long long
-next_step(struct run *r, const struct outcome *o)
-{
-	if (r->cfg->reset_after != 0 && o->duration >= r->cfg->reset_after) {
-		backoff_restart(&r->backoff);
-		r->step = 0;
-	}
-	return ++r->step;
+	snprintf(r->why + strlen(r->why), sizeof(r->why) - strlen(r->why),
+	    ", %s", end[fit]);
+	return r->why;
 }
 
 /*
@@ -436,12 +423,15 @@ next_step(struct run *r, const struct outcome *o)
 static const char *
 wait_for_next(struct run *r, long long k, const struct outcome *o)
 {
-	long long step = next_step(r, o);
+	long long step = backoff_step(&r->backoff, &r->step,
+	    r->cfg->reset_after, o->duration);
 	nsec_t sleep = backoff_next(&r->backoff, step), now, server;
 	const char *why;
+	char label[96];
 	int sig;
 
-	if ((why = server_delay(r, k, o, &server)) != NULL)
+	if ((why = asked_delay(r, k, o, &server, label, sizeof(label))) !=
+	    NULL)
 		return why;
 	if (server > 0)
 		sleep = nsec_add(sleep, server);
@@ -463,7 +453,7 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	release_output(r, k, false);
 	log_retrying(&r->log, k, o, &(struct log_sleep){ sleep,
 	    backoff_window(&r->cfg->sched, step), &r->cfg->sched.jitter, server,
-	    server >= 0 ? r->head.retry_after : NULL });
+	    server >= 0 ? label : NULL });
 	/* Its line can wait for a stalled reader up to the deadline. */
 	if ((why = past_max_time(r, mono_now(), 0)) != NULL)
 		return why;
@@ -509,12 +499,14 @@ ends_after(struct run *r, long long k, const struct outcome *o,
 		return ending(e, RUN_SUCCEEDED, NULL);
 	if (v == STOP)
 		return ending(e, RUN_GAVE_UP, "not retried");
+	if (after_file_ask(&r->after, k, wall_now()) == AFTER_STOP)
+		return ending(e, RUN_GAVE_UP, "RETRY_AFTER_FILE says stop");
 	if (o->deadline)
 		return out_of(r, "--max-time reached", e);
 	if (cfg->attempts != 0 && k >= cfg->attempts)
 		return out_of(r, NULL, e);
 	if (!allowed)
-		return ending(e, RUN_GAVE_UP, r->exhausted);
+		return out_of(r, r->exhausted, e);
 	return false;
 }
 
@@ -565,9 +557,10 @@ setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
 	backoff_init(&r->backoff, &cfg->sched, cfg->seeded, cfg->seed);
 	/* Rewritten in place before each attempt; named here already. */
 	env_attempt_init(&r->env, cfg->attempts);
+	after_file_init(&r->after);
 	r->envp = env_with(environ, (char *[]){ r->env.attempt, r->env.max,
-	    r->env.prev, r->env.prev_http, r->trace.var }, 4 + r->trace.on,
-	    4 + r->trace.on);
+	    r->env.prev, r->env.prev_http, r->after.var, r->trace.var },
+	    5 + r->trace.on, 5 + r->trace.on);
 	r->streams = streams_open(cfg->replay_stdin, (bool[]){
 	    cfg->hold_stdout, cfg->hold_stderr }, matcher, cfg->stall != 0);
 	guards_open(&r->guards, &cfg->budget, &cfg->breaker,
@@ -581,7 +574,8 @@ setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
  * -m starts here, after the splay: the breaker's question and every wait
  * on a store count in it, the breaker's in its first half, so that
  * attempt 1 has at least the rest.  The probe's claim starts when the
- * probe does: after the splay too.  Exits 75 if the breaker is open.
+ * probe does: after the splay too.  Exits 75 (or --exhausted-status) if
+ * the breaker is open.
  */
 static void
 admit(struct run *r, const struct config *cfg)
@@ -595,8 +589,11 @@ admit(struct run *r, const struct config *cfg)
 	guards_limit(&r->guards, r->deadline == 0 ? 0 :
 	    nsec_add(r->t0, cfg->max_time / 2));
 	if (!guards_admit(&r->guards, &wait)) {
-		log_breaker_open(&r->log, cfg->breaker.name, wait);
-		exit(EXIT_TEMPFAIL);
+		log_breaker_open(&r->log, cfg->breaker.name, wait,
+		    cfg->exhausted_status >= 0 ? cfg->exhausted_status :
+		    EXIT_TEMPFAIL);
+		exit(cfg->exhausted_status >= 0 ? cfg->exhausted_status :
+		    EXIT_TEMPFAIL);
 	}
 	/* A stop may have ended the breaker's wait for its store. */
 	if ((sig = attempt_sleep(r->sigs, mono_now(), NULL, NULL)) != 0)

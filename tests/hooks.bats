@@ -95,11 +95,16 @@ SHOW='echo "A=$RETRY_ATTEMPT S=$RETRY_STATUS M=$RETRY_MAX_ATTEMPTS N=${RETRY_NEX
 	expect_stderr "$(failed 1 2 "exit 1")" \
 	    "retry: giving up after 2 attempts in Ts: exit 1 (no attempts left)"
 	grep -qx 'FOO=two words' "$WORK/cmd.1"
-	[ "$(comm -23 "$WORK/cmd.1" "$WORK/hook.1")" = "" ]
+	# RETRY_AFTER_FILE is the attempt's, gone when a hook runs: empty.
+	grep -q '^RETRY_AFTER_FILE=/.' "$WORK/cmd.1"
+	[ "$(comm -23 "$WORK/cmd.1" "$WORK/hook.1")" = \
+	    "$(grep ^RETRY_AFTER_FILE= "$WORK/cmd.1")" ]
 	[ "$(comm -13 "$WORK/cmd.1" "$WORK/hook.1")" = \
-	    $'RETRY_NEXT_SLEEP=0.000\nRETRY_STATUS=1' ]
-	[ "$(comm -23 "$WORK/cmd.2" "$WORK/giveup.2")" = "" ]
-	[ "$(comm -13 "$WORK/cmd.2" "$WORK/giveup.2")" = "RETRY_STATUS=1" ]
+	    $'RETRY_AFTER_FILE=\nRETRY_NEXT_SLEEP=0.000\nRETRY_STATUS=1' ]
+	[ "$(comm -23 "$WORK/cmd.2" "$WORK/giveup.2")" = \
+	    "$(grep ^RETRY_AFTER_FILE= "$WORK/cmd.2")" ]
+	[ "$(comm -13 "$WORK/cmd.2" "$WORK/giveup.2")" = \
+	    $'RETRY_AFTER_FILE=\nRETRY_STATUS=1' ]
 }
 
 @test "RETRY_STATUS and RETRY_NEXT_SLEEP from retry's caller are replaced" {

@@ -766,6 +766,9 @@ retry: stopped by TERM during attempt 2/2 after Ts" ]
 	[ "$(cat "$WORK/ws")" = "signal 9" ]
 	[ "$(cat "$WORK/stderr")" = "" ]
 	wait_dead "$(cat "$WORK/pid.1")"	# PR_SET_PDEATHSIG
+	# The attempt's RETRY_AFTER_FILE directory has a name by design
+	# (the command needs it): a KILL during the attempt leaves it.
+	rmdir "$TMPDIR"/retry-after.??????
 	assert_tmpdir_empty
 }
 

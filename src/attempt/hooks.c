@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "os/clock.h"
 #include "os/defs.h"
 #include "os/env.h"
 #include "os/fd.h"
@@ -132,4 +133,23 @@ hook_run(const struct sigstate *ss, const struct hook *h)
 	free(argv[2]);
 	free(env);
 	return o.stop_signal;
+}
+
+/*
+ * The give-up hook's deadline.  It comes after the run, when --max-time
+ * (deadline, 0: none) may have passed: it gets what is left of it, and
+ * at least kill_after (no limit with NSEC_INF), so that a run that ran
+ * out of time can still tell someone.
+ */
+nsec_t
+hook_give_up_deadline(nsec_t deadline, nsec_t kill_after)
+{
+	nsec_t now = mono_now(), grace;
+
+	if (deadline == 0)
+		return 0;
+	if (kill_after == NSEC_INF)
+		return now < deadline ? deadline : 0;
+	grace = nsec_add(now, kill_after);
+	return grace > deadline ? grace : deadline;
 }

@@ -17,5 +17,6 @@ struct hook {
 	nsec_t		 kill_after;	/* then SIGKILL; NSEC_INF: never */
 };
 int		 hook_run(const struct sigstate *ss, const struct hook *h);
+nsec_t		 hook_give_up_deadline(nsec_t deadline, nsec_t kill_after);
 
 #endif /* HOOKS_H */

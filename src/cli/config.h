@@ -51,6 +51,7 @@ struct config {
 	const char	*on_retry;	/* hook commands, or NULL */
 	const char	*on_give_up;
 	nsec_t		 reset_after;	/* 0: never */
+	int		exhausted_status; /* when giving up; -1: none */
 	const char	*http_file;	/* --http: the response head; or NULL */
 	struct guard_spec budget;
 	struct guard_spec breaker;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "attempt/match.h"
 #include "guard/guard.h"
@@ -24,6 +25,7 @@
 #include "log/metrics.h"
 #include "os/clock.h"
 #include "os/defs.h"
+#include "os/privdir.h"
 #include "os/signals.h"
 #include "os/trace.h"
 #include "policy/backoff.h"
@@ -264,6 +266,31 @@ dry_streams(const struct config *cfg)
 }
 
 /*
+ * How a run that gives up exits, and whether RETRY_AFTER_FILE can be
+ * given: its directory opened or made (and removed), as a run would.  Said
+ * only when it is not as usual, so that a plain dry run prints the table.
+ */
+static void
+dry_ends(const struct config *cfg)
+{
+	struct privdir d;
+	int error;
+
+	if (cfg->exhausted_status >= 0)
+		printf("# --exhausted-status=%d: the exit status when the run "
+		    "gives up on an outcome that would be retried\n",
+		    cfg->exhausted_status);
+	if (privdir_open(&d, "retry-after") == 0)
+		close(d.fd);
+	else if ((error = privdir_make(&d, "retry-after")) == 0)
+		(void)privdir_destroy(&d, NULL);
+	else
+		printf("# RETRY_AFTER_FILE will be empty: no private directory "
+		    "in $XDG_RUNTIME_DIR, $TMPDIR or /tmp (%s)\n",
+		    strerror(error));
+}
+
+/*
  * --dry-run: the schedule as a table whose columns line up, each with
  * one number of decimals for all its values: a first pass measures the
  * rows, a second prints them, from the same seed.
@@ -311,6 +338,7 @@ dry_run(const struct config *cfg)
 	dry_guard(&cfg->budget, "retry budget");
 	dry_guard(&cfg->breaker, "circuit breaker");
 	dry_outputs(cfg->metrics_file);
+	dry_ends(cfg);
 	if (cfg->env_options != NULL)
 		printf("# options from RETRY_OPTIONS: %s\n", cfg->env_options);
 	/* Not when --max-time cut the table before the 20th row. */

@@ -57,7 +57,9 @@ static const char help_text[] =
 "                            as with grep -F\n"
 "      --reset-after=DURATION  a run this long restarts the schedule     [never]\n"
 "      --until-failure       run again after each success, until the first\n"
-"                            failure: for flaky tests\n";
+"                            failure: for flaky tests\n"
+"      --exhausted-status=N  exit N, not the command's status, when giving up\n"
+"                            on an outcome that would be retried          [none]\n";
 
 static const char help_text2[] =
 "Hooks (CMD runs through /bin/sh -c):\n"
@@ -108,7 +110,8 @@ static const char help_text2[] =
 "\n"
 "DURATION is a number with an optional unit ns, us, ms, s, m, h or d\n"
 "(seconds by default), or a sum such as 1m30s.  Options in RETRY_OPTIONS\n"
-"are read before the command line, which wins.  See retry(1).\n";
+"are read before the command line, which wins.  An attempt may write a\n"
+"DURATION, an HTTP-date or stop to $RETRY_AFTER_FILE.  See retry(1).\n";
 
 /* Prints the usage line and the help to fp; what fflush(3) returns. */
 int

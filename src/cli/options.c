@@ -41,6 +41,7 @@ config_defaults(struct config *cfg)
 	cfg->timeout_signal = SIGTERM;
 	cfg->kill_after = 10 * NSEC_PER_SEC;
 	cfg->log_format = LOG_TEXT;
+	cfg->exhausted_status = -1;
 }
 
 enum {
@@ -76,6 +77,7 @@ enum {
 	OPT_UNTIL_FAILURE,
 	OPT_DELAYS,
 	OPT_METRICS_FILE,
+	OPT_EXHAUSTED_STATUS,
 	OPT_DEBIAN_UNTIL	/* not an option: see debian_hint() */
 };
 
@@ -140,6 +142,8 @@ static const struct option longopts[] = {
 	/* Else --until would abbreviate --until-failure and eat its value. */
 	{ "until",		required_argument,	NULL, OPT_DEBIAN_UNTIL },
 	{ "delays",		required_argument,	NULL, OPT_DELAYS },
+	{ "exhausted-status",	required_argument,	NULL,
+	    OPT_EXHAUSTED_STATUS },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
@@ -265,6 +269,8 @@ parse_value(int opt, const char *arg, struct config *cfg, struct pass *p,
 		return parse_seed(arg, &cfg->seed);
 	case OPT_DELAYS:
 		return parse_delays(arg, &cfg->sched, why, len);
+	case OPT_EXHAUSTED_STATUS:
+		return parse_status(arg, &cfg->exhausted_status);
 	case 'r':
 	case 'x':
 	case OPT_SUCCESS_ON:

@@ -107,6 +107,20 @@ parse_attempts(const char *s, long long *out)
 	return NULL;
 }
 
+/* An exit status, 0 to 255, in decimal digits alone. */
+const char *
+parse_status(const char *s, int *out)
+{
+	const char *errstr;
+	long long n;
+
+	n = strtonum(s, 0, 255, &errstr);
+	if (errstr != NULL || !isdigit((unsigned char)*s))
+		return "expected an exit status from 0 to 255";
+	*out = (int)n;
+	return NULL;
+}
+
 /* Decimal digits, an optional fraction and exponent: no sign, hex, inf. */
 static const char *
 parse_decimal(const char *s, double *out)

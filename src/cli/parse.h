@@ -24,6 +24,7 @@ const char	*parse_jitter(const char *s, struct jitter *j);
 const char	*parse_output_rule(const char *re, int form,
 		    struct match_rules *c, bool seen[MATCH_KINDS]);
 const char	*parse_seed(const char *s, uint64_t *out);
+const char	*parse_status(const char *s, int *out);
 const char	*parse_signal(const char *s, int *out);
 const char	*parse_log_format(const char *s, enum log_format *out);
 

@@ -199,7 +199,7 @@ jsonlog_sleep(const struct jsonlog *jl, long long k, nsec_t sleep,
 /* The end of the run, after k attempts, and why. */
 void
 jsonlog_summary(const struct jsonlog *jl, long long k, nsec_t elapsed,
-    int status, const char *reason)
+    int status, int exit, const char *reason)
 {
 	struct strbuf buf = { 0 };
 
@@ -210,6 +210,9 @@ jsonlog_summary(const struct jsonlog *jl, long long k, nsec_t elapsed,
 	json_seconds(&buf, "elapsed", elapsed);
 	sb_printf(&buf, ",\"status\":%d,\"reason\":", status);
 	sb_json(&buf, reason);
+	/* --exhausted-status: what retry exits with, status kept. */
+	if (exit >= 0 && exit != status)
+		sb_printf(&buf, ",\"exit\":%d", exit);
 	json_end(jl, &buf);
 }
 
@@ -220,7 +223,7 @@ jsonlog_summary(const struct jsonlog *jl, long long k, nsec_t elapsed,
  */
 void
 jsonlog_breaker_open(const struct jsonlog *jl, const char *reason,
-    nsec_t wait)
+    nsec_t wait, int status)
 {
 	struct strbuf buf = { 0 };
 
@@ -229,8 +232,7 @@ jsonlog_breaker_open(const struct jsonlog *jl, const char *reason,
 	json_begin(jl, &buf, "summary");
 	sb_printf(&buf, ",\"attempts\":0");
 	json_seconds(&buf, "elapsed", 0);
-	sb_printf(&buf, ",\"status\":%d,\"reason\":",
-	    EXIT_TEMPFAIL);
+	sb_printf(&buf, ",\"status\":%d,\"reason\":", status);
 	sb_json(&buf, reason);
 	json_seconds(&buf, "next_probe", wait >= 0 ? wait :
 	    NSEC_INF);

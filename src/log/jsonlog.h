@@ -47,8 +47,8 @@ void		 jsonlog_sleep(const struct jsonlog *jl, long long k,
 		    nsec_t sleep, nsec_t window, const struct jitter *jitter,
 		    nsec_t server);
 void		 jsonlog_summary(const struct jsonlog *jl, long long k,
-		    nsec_t elapsed, int status, const char *reason);
+		    nsec_t elapsed, int status, int exit, const char *reason);
 void		 jsonlog_breaker_open(const struct jsonlog *jl,
-		    const char *reason, nsec_t wait);
+		    const char *reason, nsec_t wait, int status);
 
 #endif /* JSONLOG_H */

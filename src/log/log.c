@@ -419,7 +419,7 @@ log_retrying(struct log *lg, long long k, const struct outcome *o,
 	const char *verb = lg->until_failure ? "succeeded" : "failed";
 
 	if (sl->retry_after != NULL)
-		sb_printf(&ra, " (Retry-After: %s)", sl->retry_after);
+		sb_printf(&ra, " (%s)", sl->retry_after);
 	jsonlog_sleep(&lg->json, k, sl->sleep, sl->window, sl->jitter,
 	    sl->server);
 	summary_wait(lg->summary, sl->sleep);
@@ -479,10 +479,10 @@ job_summary_end(struct log *lg, int status, const char *fmt, ...)
 	sb_free(&msg);
 }
 
-/* log_finish()'s result in the job summary. */
+/* log_finish()'s result in the job summary; why is the reason told. */
 static void
 job_summary_finish(struct log *lg, long long k, const struct outcome *o,
-    const char *reason, nsec_t elapsed, int status)
+    const char *why, nsec_t elapsed, int status)
 {
 	char d[32], *what;
 
@@ -490,43 +490,49 @@ job_summary_finish(struct log *lg, long long k, const struct outcome *o,
 		return;
 	format_ms(d, sizeof(d), elapsed);
 	what = outcome_text(o);
-	if (reason == NULL)
+	if (why == NULL)
 		job_summary_end(lg, status, "succeeded on attempt %lld after "
 		    "%ss", k, d);
 	else
 		job_summary_end(lg, status, "gave up after %lld attempt%s in "
-		    "%ss: %s (%s)", k, k == 1 ? "" : "s", d, what, reason);
+		    "%ss: %s (%s)", k, k == 1 ? "" : "s", d, what, why);
 	free(what);
 }
 
 /*
  * The end of the run after k attempts and elapsed; reason is NULL on
- * success.  status is what retry exits with: 1, not the command's 0, when
- * it gives up.  A success says so when it needed retries, or with -v.
+ * success.  The status logged is the run's: 1, not the command's 0, when
+ * it gives up; exit is what retry exits with, told when it is another
+ * (--exhausted-status).  A success says so when it needed retries, or
+ * with -v.
  */
 void
 log_finish(struct log *lg, long long k, const struct outcome *o,
-    const char *reason, int status, nsec_t elapsed)
+    const char *reason, int exit, nsec_t elapsed)
 {
 	struct strbuf why = { 0 };
 	char name[48], *what, d[32];
+	int status = reason != NULL && outcome_status(o) == 0 ? 1 :
+	    outcome_status(o);
 
-	jsonlog_summary(&lg->json, k, elapsed, status,
+	if (reason != NULL) {
+		sb_str(&why, reason);
+		if (exit != outcome_status(o))
+			sb_printf(&why, "; exiting %d", exit);
+	}
+	jsonlog_summary(&lg->json, k, elapsed, status, exit,
 	    reason != NULL ? reason : "success");
 	ended(lg, k, status, reason != NULL ? METRICS_GAVE_UP :
 	    METRICS_SUCCESS, elapsed);
-	job_summary_finish(lg, k, o, reason, elapsed, status);
+	job_summary_finish(lg, k, o, reason != NULL ? sb_text(&why) : NULL,
+	    elapsed, status);
 	if (!says(lg, 0)) {
+		sb_free(&why);
 		errout_end(&lg->err, status != 0);
 		return;
 	}
 	what = outcome_text(o);
 	format_ms(d, sizeof(d), elapsed);
-	if (reason != NULL) {
-		sb_str(&why, reason);
-		if (status != outcome_status(o))
-			sb_printf(&why, "; exiting %d", status);
-	}
 	attempt_name(lg, k, name, sizeof(name));
 	if (reason != NULL && lg->until_failure)
 		say(lg, "error", "attempt %s failed after %ss: %s (%s)", name,
@@ -551,7 +557,7 @@ log_all_succeeded(struct log *lg, long long k, const char *why,
 {
 	char d[32];
 
-	jsonlog_summary(&lg->json, k, elapsed, 0, why != NULL ? why :
+	jsonlog_summary(&lg->json, k, elapsed, 0, -1, why != NULL ? why :
 	    "all attempts succeeded");
 	ended(lg, k, 0, METRICS_SUCCESS, elapsed);
 	format_ms(d, sizeof(d), elapsed);
@@ -618,7 +624,7 @@ log_stopped(struct log *lg, long long k, bool during, int sig, int status,
 
 	snprintf(reason, sizeof(reason), "signal %s", sname);
 	errout_stopped(&lg->err);	/* nothing waits for a reader now */
-	jsonlog_summary(&lg->json, k, elapsed, status, reason);
+	jsonlog_summary(&lg->json, k, elapsed, status, -1, reason);
 	ended(lg, k, status, METRICS_STOPPED, elapsed);
 	format_ms(d, sizeof(d), elapsed);
 	job_summary_end(lg, status, "stopped by %s after %ss", sname, d);
@@ -631,14 +637,14 @@ log_stopped(struct log *lg, long long k, bool during, int sig, int status,
  * the next probe, or -1 while a probe is under way (JSON: null).
  */
 void
-log_breaker_open(struct log *lg, const char *name, nsec_t wait)
+log_breaker_open(struct log *lg, const char *name, nsec_t wait, int status)
 {
 	char d[32], reason[160];	/* a guard's name is 64 bytes at most */
 
 	snprintf(reason, sizeof(reason), "circuit breaker '%s' is open", name);
-	jsonlog_breaker_open(&lg->json, reason, wait);
-	ended(lg, 0, EXIT_TEMPFAIL, METRICS_BREAKER_OPEN, 0);
-	job_summary_end(lg, EXIT_TEMPFAIL, "%s: the command was not run",
+	jsonlog_breaker_open(&lg->json, reason, wait, status);
+	ended(lg, 0, status, METRICS_BREAKER_OPEN, 0);
+	job_summary_end(lg, status, "%s: the command was not run",
 	    reason);
 	format_ms(d, sizeof(d), wait >= 0 ? wait : 0);
 	if (says(lg, 0) && wait >= 0)

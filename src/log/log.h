@@ -74,13 +74,13 @@ bool		 log_counts_down(const struct log *lg);
 void		 log_countdown(nsec_t left, void *arg);
 void		 log_sleep_done(struct log *lg);
 void		 log_finish(struct log *lg, long long k,
-		    const struct outcome *o, const char *reason, int status,
+		    const struct outcome *o, const char *reason, int exit,
 		    nsec_t elapsed);
 void		 log_note(struct log *lg, long long k, const char *fmt,
 		    ...) __printflike(3, 4);
 void		 log_stopped(struct log *lg, long long k, bool during, int sig,
 		    int status, nsec_t elapsed);
 void		 log_breaker_open(struct log *lg, const char *name,
-		    nsec_t wait);
+		    nsec_t wait, int status);
 
 #endif /* LOG_H */

@@ -223,11 +223,20 @@ backoff_init(struct backoff *b, const struct schedule *s, bool seeded,
 	b->prev = s->base;
 }
 
-/* --reset-after: decorrelated jitter starts again from base. */
-void
-backoff_restart(struct backoff *b)
+/*
+ * The schedule's step for the next sleep, *step the retries since it
+ * began: an attempt that ran at least reset_after (0: never) before it
+ * failed starts it over, decorrelated jitter again from base.
+ */
+long long
+backoff_step(struct backoff *b, long long *step, nsec_t reset_after,
+    nsec_t ran)
 {
-	b->prev = b->sched->base;
+	if (reset_after != 0 && ran >= reset_after) {
+		b->prev = b->sched->base;
+		*step = 0;
+	}
+	return ++*step;
 }
 
 nsec_t

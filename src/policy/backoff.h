@@ -62,7 +62,8 @@ void		 backoff_bounds(const struct schedule *s, long long k,
 void		 backoff_init(struct backoff *b, const struct schedule *s,
 		    bool seeded, uint64_t seed);
 nsec_t		 backoff_splay(struct backoff *b);
-void		 backoff_restart(struct backoff *b);
+long long	 backoff_step(struct backoff *b, long long *step,
+		    nsec_t reset_after, nsec_t ran);
 nsec_t		 backoff_next(struct backoff *b, long long k);
 
 const char	*jitter_format(const struct jitter *j, char *buf, size_t len);
