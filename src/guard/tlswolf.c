@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "tlsfiles.h"
+#include "tlspem.h"
 #include "tlsticket.h"
 #include "tlswolflib.h"
 
@@ -123,11 +124,27 @@ load_file(struct tls_be *t, const char *path, bool optional,
 	return 1;
 }
 
+/*
+ * The CA of a PEM file of one, decoded by tlspem.c and handed over as
+ * DER; else, or where wolfSSL refuses it, the whole file, for wolfSSL
+ * to decode and answer as it would have.
+ */
 static int
 load_cas(struct tls_be *t, const unsigned char *buf, long n)
 {
-	return t->lib.wolfSSL_CTX_load_verify_buffer(t->ctx, buf, n,
-	    WOLFSSL_FILETYPE_PEM);
+	unsigned char *der;
+	long len;
+	int rc = !WOLFSSL_SUCCESS;
+
+	if ((der = tls_pem_cert(buf, (size_t)n, &len)) != NULL) {
+		rc = t->lib.wolfSSL_CTX_load_verify_buffer(t->ctx, der, len,
+		    WOLFSSL_FILETYPE_ASN1);
+		free(der);
+	}
+	if (rc != WOLFSSL_SUCCESS)
+		rc = t->lib.wolfSSL_CTX_load_verify_buffer(t->ctx, buf, n,
+		    WOLFSSL_FILETYPE_PEM);
+	return rc;
 }
 
 static int
