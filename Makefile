@@ -108,7 +108,8 @@ GUARD_SRCS	= src/guard/guard.c src/guard/spec.c src/guard/budget.c \
 	  src/guard/statefile.c src/guard/redisstore.c src/guard/rediscmd.c \
 	  src/guard/redisconn.c src/guard/resolve.c src/guard/tls.c \
 	  src/guard/tlsossl.c src/guard/tlslib.c src/guard/tlsticket.c \
-	  src/guard/tlsfiles.c src/guard/tlswolf.c src/guard/tlswolflib.c
+	  src/guard/tlsfiles.c src/guard/tlswolf.c src/guard/tlswolflib.c \
+	  src/guard/tlspem.c
 LOG_SRCS	= src/log/log.c src/log/status.c src/log/jsonlog.c \
 	  src/log/errout.c src/log/summary.c src/log/metrics.c
 POLICY_SRCS	= src/policy/backoff.c src/policy/outcomes.c \
@@ -133,6 +134,7 @@ GUARD_HDRS	= src/guard/guard.h src/guard/spec.h src/guard/budget.h \
 	  src/guard/rediscmd.h src/guard/redisconn.h src/guard/resolve.h \
 	  src/guard/tls.h src/guard/tlslib.h src/guard/tlsticket.h \
 	  src/guard/tlsvt.h src/guard/tlsfiles.h src/guard/tlswolflib.h \
+	  src/guard/tlspem.h \
 	  src/guard/guardcodes.h \
 	  src/guard/guard-lua.h
 LOG_HDRS	= src/log/log.h src/log/status.h src/log/jsonlog.h \

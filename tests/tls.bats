@@ -206,6 +206,32 @@ rcli() {
 	[ "$stderr" = "retry: $URL/api: TLS: certificate verify failed: $UNTRUSTED: going on without retry budget 'api'" ]
 }
 
+# wolfSSL's CA is decoded by retry where the file holds it alone
+# (src/guard/tlspem.c), and by the library otherwise.
+@test "REDISCLI_CACERT: the CA after another, after a key, or after text is trusted" {
+	local f why
+	cat "$PKI/other-ca.pem" "$PKI/ca.pem" >"$WORK/two.pem"
+	cat "$PKI/other-ca.key" "$PKI/ca.pem" >"$WORK/keyed.pem"
+	{ printf 'the CA:\r\n'; tr -d '\r' <"$PKI/ca.pem" |
+	    sed 's/$/\r/'; } >"$WORK/text.pem"
+	for f in two keyed text; do
+		run -0 --separate-stderr env REDISCLI_CACERT="$WORK/$f.pem" \
+		    "$RETRY" --budget="$URL/$f" -- true
+		[ -z "$stderr" ]
+		[ "$(rcli HGET "retry:$f" tokens)" = 100000 ]
+	done
+	# A certificate broken in the middle: the CA is not trusted.
+	sed '3s/^.\(.\)/\1!/' "$PKI/ca.pem" >"$WORK/broken.pem"
+	run -0 --separate-stderr env REDISCLI_CACERT="$WORK/broken.pem" \
+	    "$RETRY" --budget="$URL/api" -- true
+	if [[ $RETRY_TLS == wolfssl ]]; then
+		why="Buffer error, output too small or input too big"
+	else
+		why="bad base64 decode"
+	fi
+	[ "$stderr" = "retry: $URL/api: TLS: $WORK/broken.pem: $why: going on without retry budget 'api'" ]
+}
+
 # lib_path NAME: the file of the library NAME (libssl, libwolfssl) that
 # this system loads.
 lib_path() {
