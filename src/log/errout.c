@@ -19,9 +19,12 @@
  * (a full disk) is said once on stderr and counted (errout_lost()), and
  * with --log-on-failure the text sink's lines are kept in memory until
  * the run's end says whether they are to be written (errout_end()).
+ * With glibc, stdio's stderr itself, where err(3) writes, becomes a
+ * stream whose lines wait as these do (errout_bound_stderr()).
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,6 +53,48 @@ errout_open(struct errout *eo, int tty)
 	eo->tty_wait[0] = WRITE_STALL_MS;
 	eo->ntty = 1;
 	eo->pipe = tty == -1 ? fd_pipe_nonblock(STDERR_FILENO) : -1;
+}
+
+/* fopencookie() is glibc's, outside POSIX: not in the portable build. */
+#if defined(__GLIBC__) && !defined(RETRY_PORTABLE)
+#define BOUNDED_STDERR
+#endif
+
+#ifdef BOUNDED_STDERR
+static ssize_t
+bounded_write(void *cookie, const char *buf, size_t len)
+{
+	struct errout *eo = cookie;
+
+	errout_write(eo, eo->tty[0], buf, len);
+	return (ssize_t)len;
+}
+#endif
+
+/*
+ * err(3) and warn(3) write to stdio's stderr, which blocks on a terminal
+ * that nobody reads (Ctrl-S, a stalled ssh), with retry's signals
+ * blocked: an error would hang it for good.  Where the C library lets
+ * stderr be replaced (glibc), it becomes a stream whose writes go to the
+ * terminal eo opened, bounded as the messages are; eo lives as long as
+ * the run, to the exit(3) that flushes the stream.  Elsewhere (and in
+ * the portable build) errors are written as the C library writes them.
+ */
+void
+errout_bound_stderr(struct errout *eo)
+{
+#ifdef BOUNDED_STDERR
+	cookie_io_functions_t io = { .write = bounded_write };
+	FILE *f;
+
+	if ((f = fopencookie(eo, "w", io)) == NULL)
+		return;
+	setvbuf(f, NULL, _IOLBF, BUFSIZ);
+	fflush(stderr);
+	stderr = f;
+#else
+	(void)eo;
+#endif
 }
 
 /*

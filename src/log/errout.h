@@ -40,6 +40,7 @@ struct errout {
 	nsec_t		 stop_until;	/* after a stop, the wait's end */
 };
 void		 errout_open(struct errout *eo, int tty);
+void		 errout_bound_stderr(struct errout *eo);
 void		 errout_own(struct errout *eo, int fd, const char *what,
 		    const char *path);
 void		 errout_hold(struct errout *eo, int fd);

@@ -69,11 +69,6 @@ open_gh_output(const char *path)
 	return fd != -1 ? fd : open_append(path, "GITHUB_OUTPUT");
 }
 
-/* fopencookie() is glibc's, outside POSIX: not in the portable build. */
-#if defined(__GLIBC__) && !defined(RETRY_PORTABLE)
-#define BOUNDED_STDERR
-#endif
-
 /*
  * Writes s to fd, one of lg's sinks, through errout_write(), which
  * bounds the wait for a terminal or a pipe on stderr.
@@ -82,43 +77,6 @@ static void
 log_put(struct log *lg, int fd, const char *s, size_t len)
 {
 	errout_write(&lg->err, fd, s, len);
-}
-
-#ifdef BOUNDED_STDERR
-static ssize_t
-bounded_write(void *cookie, const char *buf, size_t len)
-{
-	struct log *lg = cookie;
-
-	log_put(lg, lg->tty, buf, len);
-	return (ssize_t)len;
-}
-#endif
-
-/*
- * err(3) and warn(3) write to stdio's stderr, which blocks on a terminal
- * that nobody reads (Ctrl-S, a stalled ssh), with retry's signals
- * blocked: an error would hang it for good.  Where the C library lets
- * stderr be replaced (glibc), it becomes a stream whose writes go to
- * lg->tty, bounded by log_put(); lg lives as long as the run, to
- * the exit(3) that flushes the stream.  Elsewhere (and in the portable
- * build) errors are written as the C library writes them.
- */
-static void
-bound_errors(struct log *lg)
-{
-#ifdef BOUNDED_STDERR
-	cookie_io_functions_t io = { .write = bounded_write };
-	FILE *f;
-
-	if ((f = fopencookie(lg, "w", io)) == NULL)
-		return;
-	setvbuf(f, NULL, _IOLBF, BUFSIZ);
-	fflush(stderr);
-	stderr = f;
-#else
-	(void)lg;
-#endif
 }
 
 /*
@@ -135,7 +93,7 @@ open_terminal(struct log *lg)
 	if (lg->tty == -1)
 		return;
 	lg->fd = lg->tty;
-	bound_errors(lg);
+	errout_bound_stderr(&lg->err);
 }
 
 /* Sets up the messages as the command line lo asks for them. */
