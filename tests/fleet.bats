@@ -419,6 +419,25 @@ stop_peer() {
 	[[ $RETRY == *quality-valgrind ]] || ((ms < 9000))
 }
 
+# Issue 36: two stores that trickle share one 5 s before attempt 1 (each
+# with a ceiling of its own held the command 10 s).  With a password,
+# both guards' first waits are before attempt 1.
+@test "two trickling stores hold attempt 1 back 5 s in all, not 5 s each" {
+	local start ms
+	peer trickle
+	start=$(date +%s%N)
+	run -0 --separate-stderr env REDISCLI_AUTH=pw timeout -s KILL 20 \
+	    "$RETRY" --budget="$PEER_URL/api" --breaker="$PEER_URL/job" -- \
+	    sh -c 'date +%s%N >"$1"' sh "$WORK/started"
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = "retry: $PEER_URL/api: no answer within 5 s: going on without retry budget 'api'" ]
+	[ "${stderr_lines[1]}" = "retry: $PEER_URL/job: no answer within 5 s: going on without circuit breaker 'job'" ]
+	ms=$((($(cat "$WORK/started") - start) / 1000000))
+	echo "attempt 1 started after $ms ms" >&2
+	((ms >= 4900))
+	[[ $RETRY == *quality-valgrind ]] || ((ms < 8000))
+}
+
 # Issue 36: -m bounds a wait that progress lengthens; before attempt 1,
 # half of it.  A 1.2 s run: the budget's trickled answer ends at -m.
 @test "-m bounds the wait on a trickling peer" {

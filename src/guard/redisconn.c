@@ -107,6 +107,11 @@ redis_step_begin(struct redis *r, long mark)
 	r->cut = r->limit != NULL && *r->limit != 0 && *r->limit < r->ceiling;
 	if (r->cut)
 		r->ceiling = *r->limit;
+	if (r->opening != NULL && *r->opening != 0 &&
+	    *r->opening < r->ceiling) {
+		r->ceiling = *r->opening;
+		r->cut = false;
+	}
 	quiet_from(r, r->began);
 }
 
@@ -193,10 +198,13 @@ connected(struct redis *r, char *why, size_t len)
 	return e == 0;
 }
 
-/* A store whose first step begins: waits that a stop after mark ends. */
+/*
+ * A store on node whose first step begins: waits that a stop after mark
+ * ends, within node's bounds.
+ */
 static struct redis *
-redis_new(const nsec_t *limit, const struct sigstate *ss, long mark,
-    char *why, size_t len)
+redis_new(const struct redis_node *node, const struct sigstate *ss,
+    long mark, char *why, size_t len)
 {
 	struct redis *r;
 
@@ -205,7 +213,8 @@ redis_new(const nsec_t *limit, const struct sigstate *ss, long mark,
 		return NULL;
 	}
 	r->ss = ss;
-	r->limit = limit;
+	r->limit = node->limit;
+	r->opening = node->opening;
 	redis_step_begin(r, mark);
 	return r;
 }
@@ -403,7 +412,7 @@ redis_open(const struct redis_node *node, const struct sigstate *ss,
 	if (node->files != NULL && (t = tls_new(node->files, node->host,
 	    node->port, why, len)) == NULL)
 		return NULL;
-	if ((r = redis_new(node->limit, ss, mark, why, len)) == NULL) {
+	if ((r = redis_new(node, ss, mark, why, len)) == NULL) {
 		tls_free(t);
 		return NULL;
 	}
@@ -438,20 +447,20 @@ server_trusted(struct redis *r, char *why, size_t len)
 }
 
 /*
- * A connection to the Unix socket at path, or NULL with why: the same
- * bounds as a TCP connection's, since a server that accepts and never
- * answers blocks a socket's client no less; and nothing is sent to a
- * server that another user runs.
+ * A connection to the Unix socket at node's host (its path), or NULL
+ * with why: the same bounds as a TCP connection's, since a server that
+ * accepts and never answers blocks a socket's client no less; and
+ * nothing is sent to a server that another user runs.
  */
 struct redis *
-redis_open_unix(const char *path, const nsec_t *limit,
-    const struct sigstate *ss, long mark, char *why, size_t len)
+redis_open_unix(const struct redis_node *node, const struct sigstate *ss,
+    long mark, char *why, size_t len)
 {
 	struct redis *r;
 
-	if ((r = redis_new(limit, ss, mark, why, len)) == NULL)
+	if ((r = redis_new(node, ss, mark, why, len)) == NULL)
 		return NULL;
-	if (!attach(r, redisConnectUnixNonBlock(path), why, len) ||
+	if (!attach(r, redisConnectUnixNonBlock(node->host), why, len) ||
 	    !server_trusted(r, why, len))
 		return open_failed(r, why, why, len);
 	redis_step_end(r);

@@ -17,6 +17,7 @@
 
 #include "os/defs.h"
 #include "os/signals.h"
+#include "store.h"
 #include "tls.h"
 
 /*
@@ -31,7 +32,7 @@
  * caller's mark ends any of them at once.
  */
 #define REDIS_TIMEOUT_MS	500
-#define REDIS_CEILING_MS	5000
+#define REDIS_CEILING_MS	STORE_CEILING_MS
 
 /* The longest host name a node is known by (RFC 1035's 253, and more). */
 #define REDIS_HOST_MAX		256
@@ -43,6 +44,7 @@ struct redis {
 	nsec_t		 deadline;	/* of the wait under way */
 	nsec_t		 ceiling;	/* of the step, the run's if sooner */
 	const nsec_t	*limit;		/* the run's deadline, 0: none */
+	const nsec_t	*opening;	/* the guards' before attempt 1 */
 	bool		 cut;		/* the step's ceiling is the run's */
 	bool		 heard;		/* the step has seen progress */
 	bool		 silent;	/* the wait ends at the silence's end */
@@ -56,17 +58,19 @@ struct redis {
 	bool		 tls_up;	/* with a session on the socket */
 };
 
-/* A server on TCP: rediss:// if files is not NULL. */
+/* A server on TCP (rediss:// if files is not NULL), or a socket's path. */
 struct redis_node {
 	const char		*host;
 	int			 port;
 	const struct tls_files	*files;	/* the CAs, certificate and key */
 	const nsec_t		*limit;	/* the run's deadline, 0: none */
+	const nsec_t		*opening; /* no wait before attempt 1 passes
+					   it; 0: none */
 };
 struct redis	*redis_open(const struct redis_node *node,
 		    const struct sigstate *ss, long mark, char *why,
 		    size_t len);
-struct redis	*redis_open_unix(const char *path, const nsec_t *limit,
+struct redis	*redis_open_unix(const struct redis_node *node,
 		    const struct sigstate *ss, long mark, char *why,
 		    size_t len);
 void		 redis_close(struct redis *r);
