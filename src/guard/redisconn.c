@@ -15,8 +15,9 @@
  * up to a ceiling: REDIS_CEILING_MS of waiting for everything before
  * the server's first answer (the connect, TLS, AUTH, SELECT and the
  * first exchange together, however the steps divide it and however
- * slowly a peer trickles its bytes), then as much for each exchange
- * after it.  The ceiling is 5 s: enough for 600 handshakes queued on a
+ * slowly a peer trickles its bytes; and all the guards' waits before
+ * attempt 1 together, the opening that guard.c gives), then as much for
+ * each exchange after it.  The ceiling is 5 s: enough for 600 handshakes queued on a
  * 2-core host (bench/tls.sh), short beside any command worth a budget,
  * and the most a hostile peer that trickles a byte at a time can cost a
  * step.  No wait passes the run's deadline (-m; the guards' half of it
