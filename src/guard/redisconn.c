@@ -17,10 +17,11 @@
  * first exchange together, however the steps divide it and however
  * slowly a peer trickles its bytes; and all the guards' waits before
  * attempt 1 together, the opening that guard.c gives), then as much for
- * each exchange after it.  The ceiling is 5 s: enough for 600 handshakes queued on a
- * 2-core host (bench/tls.sh), short beside any command worth a budget,
- * and the most a hostile peer that trickles a byte at a time can cost a
- * step.  No wait passes the run's deadline (-m; the guards' half of it
+ * each exchange after it.  The ceiling is 5 s: an allowance that long
+ * held a herd of 400 runs on an idle 2-core host where 500 ms let most
+ * of it go unguarded (issue 36); it is short beside any command worth a
+ * budget, and the most a hostile peer that trickles a byte at a time
+ * can cost a step.  No wait passes the run's deadline (-m; the guards' half of it
  * before attempt 1).  On any of these the caller goes on without the
  * budget or breaker rather than keep the command waiting on Redis.
  * Nothing is ever sent twice: a step that ran out is not resent, so an
