@@ -28,7 +28,8 @@
 # from a plain loop, against the default budget (100 tokens: at most 49
 # retries), through redis://, through rediss:// with no session kept
 # (each run's state directory new: a full handshake each) and with the
-# ticket of an earlier run (resumed).  The runs' own state directories
+# ticket of an earlier run (resumed).  Each row gives the load average
+# after it: other jobs on the machine spread the herd's CPU thin.  The runs' own state directories
 # are kept apart from the user's: XDG_RUNTIME_DIR is one of $TMP's.
 #
 # Environment: RETRY=PATH (default ./retry), BENCH_TLS_RUNS (default 200),
@@ -286,8 +287,8 @@ herd36_row() {
 	# shellcheck disable=SC2046 # two numbers, split on purpose
 	set -- "$1" $(herd36 "$2" "$3")
 	end=$(date +%s%N)
-	printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" \
-	    "$(((end - start) / 1000000))"
+	printf '| %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" \
+	    "$(((end - start) / 1000000))" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 
 echo
@@ -295,8 +296,8 @@ echo "Issue 36's herd: $HERD runs of retry -q -n 4 -b 20ms -c 200ms" \
     "--budget=URL -- sh -c 'exit 1' at once, from a plain loop, load" \
     "$(cut -d' ' -f1 /proc/loadavg); at most 49 retries, and no warning"
 echo
-echo "| store | retries | runs that warned | ms |"
-echo "|---|---|---|---|"
+echo "| store | retries | runs that warned | ms | load after |"
+echo "|---|---|---|---|---|"
 herd36_row "redis://" "redis://$u" "$nokeep"
 herd36_row "rediss://, no session kept (full handshakes)" "rediss://$s" \
     "$nokeep"

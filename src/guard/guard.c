@@ -68,9 +68,10 @@ store_of(const struct guard_spec *spec)
 	return spec->host[0] == '\0' ? &statefile_store : &redis_store;
 }
 
+/* g on spec, opened within gs's bounds and stop mark. */
 static void
 guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
-    const struct sigstate *ss, long mark, const nsec_t *limit)
+    const struct sigstate *ss, const struct guards *gs)
 {
 	char why[STORE_WHY_MAX];
 
@@ -78,11 +79,12 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
 	g->spec = spec;
 	g->what = what;
 	g->ss = ss;
-	g->limit = limit;
+	g->limit = &gs->limit;
+	g->opening = &gs->opening;
 	if (spec->name[0] == '\0')
 		return;
 	g->store = store_of(spec);
-	switch (g->store->open(g, mark, why, sizeof(why))) {
+	switch (g->store->open(g, gs->mark, why, sizeof(why))) {
 	case STORE_OK:
 		g->on = true;
 		break;
@@ -134,10 +136,14 @@ guards_open(struct guards *gs, const struct guard_spec *budget,
 	/* Before the run's deadline is set, half of -m bounds the opening. */
 	if (lim->max_time > 0)
 		gs->limit = nsec_add(mono_now(), lim->max_time / 2);
-	guard_open(&gs->budget, budget, "retry budget", ss, gs->mark,
-	    &gs->limit);
-	guard_open(&gs->breaker, breaker, "circuit breaker", ss, gs->mark,
-	    &gs->limit);
+	/*
+	 * And one ceiling all the waits before attempt 1: two slow stores
+	 * must not hold the command twice as long.
+	 */
+	gs->opening = nsec_add(mono_now(),
+	    (nsec_t)STORE_CEILING_MS * NSEC_PER_MSEC);
+	guard_open(&gs->budget, budget, "retry budget", ss, gs);
+	guard_open(&gs->breaker, breaker, "circuit breaker", ss, gs);
 	gs->lease = probe_lease(lim);
 }
 
@@ -171,7 +177,8 @@ guards_attempt(struct guards *gs, bool success)
 
 /*
  * Whether the breaker lets this run start; if not, *wait is the time
- * until the next probe, or -1 while a probe is under way.
+ * until the next probe, or -1 while a probe is under way.  The last
+ * wait before attempt 1: the opening's ceiling ends with it.
  */
 bool
 guards_admit(struct guards *gs, nsec_t *wait)
@@ -180,11 +187,14 @@ guards_admit(struct guards *gs, nsec_t *wait)
 	char why[STORE_WHY_MAX];
 	struct admission a = { gs->lease, 0, gs->mark, ADMIT_RUN, 0 };
 
-	if (!g->on)
+	if (!g->on) {
+		gs->opening = 0;
 		return true;
+	}
 	while ((a.id = arc4random()) == 0)
 		continue;	/* 0 means "not a probe" */
 	store_done(g, g->store->admit(g, &a, why, sizeof(why)), why);
+	gs->opening = 0;
 	*wait = a.wait;
 	if (a.verdict == ADMIT_PROBE)
 		gs->probe = a.id;

@@ -20,6 +20,8 @@ struct guards {
 	nsec_t		 lease;		/* how long a probe's claim lasts */
 	long		 mark;		/* signals_stops() before attempt 1 */
 	nsec_t		 limit;		/* the run's deadline (-m), 0: none */
+	nsec_t		 opening;	/* the waits before attempt 1 end by
+					   then; 0: they are over */
 };
 /* The run's limits, which bound how long a breaker's probe can last. */
 struct guard_limits {

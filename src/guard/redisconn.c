@@ -4,15 +4,30 @@
  * Unix socket and moves the bytes of the exchange (rediscmd.c's) in and
  * out.  hiredis only connects here: the socket (TCP or Unix alike) is
  * non-blocking and every wait on it is signals_wait_fd(), so that a stop
- * signal that came after the caller's mark ends it.  Everything before
- * the server's first answer (the connect, AUTH, SELECT and the first
- * exchange together) shares ONE allowance of REDIS_TIMEOUT_MS of
- * waiting, however the steps divide it and however slowly a peer
- * trickles its bytes: a server that takes 0.45 s a request is given up
- * on at the second request, not after four.  Each exchange after the
- * first answer has REDIS_TIMEOUT_MS of its own.  On any of these the
- * caller goes on without the budget or breaker rather than keep the
- * command waiting on Redis.
+ * signal that came after the caller's mark ends it.
+ *
+ * The allowance follows progress.  A wait ends after REDIS_TIMEOUT_MS
+ * of silence, counted from the step's start or from the last sign of
+ * progress: the connection made, or bytes from the server (of the TLS
+ * handshake, or of a reply).  So a peer that answers nothing costs half
+ * a second, as before; but a server that is merely slow, a handshake
+ * queued behind a herd's on a busy host, is waited on while it moves,
+ * up to a ceiling: REDIS_CEILING_MS of waiting for everything before
+ * the server's first answer (the connect, TLS, AUTH, SELECT and the
+ * first exchange together, however the steps divide it and however
+ * slowly a peer trickles its bytes; and all the guards' waits before
+ * attempt 1 together, the opening that guard.c gives), then as much for
+ * each exchange after it.  The ceiling is 5 s: an allowance that long
+ * held a herd of 400 runs on an idle 2-core host where 500 ms let most
+ * of it go unguarded (issue 36); it is short beside any command worth a
+ * budget, and the most a hostile peer that trickles a byte at a time
+ * can cost a step.  No wait passes the run's deadline (-m; the guards'
+ * half of it before attempt 1).  On any of these the caller goes on
+ * without the budget or breaker rather than keep the command waiting on
+ * Redis.
+ * Nothing is ever sent twice: a step that ran out is not resent, so an
+ * update the server may have made counts once, and the run goes on as
+ * if it had been allowed.
  *
  * rediss:// puts a TLS session (tls.c) on the same socket: its handshake
  * is part of reaching a node, within the same allowance and stop mark,
@@ -62,34 +77,82 @@ open_failed(struct redis *r, const char *msg, char *why, size_t len)
 }
 
 /*
+ * The wait under way ends REDIS_TIMEOUT_MS after from (the step's start,
+ * the connection, the last bytes), or at the step's ceiling if sooner.
+ */
+static void
+quiet_from(struct redis *r, nsec_t from)
+{
+	nsec_t d = nsec_add(from, (nsec_t)REDIS_TIMEOUT_MS * NSEC_PER_MSEC);
+
+	r->silent = d < r->ceiling;
+	r->deadline = r->silent ? d : r->ceiling;
+}
+
+/*
  * A step begins (the connect, AUTH, SELECT or an exchange), whose waits a
  * stop after mark ends.  Until the first exchange is over, all the steps
- * share one REDIS_TIMEOUT_MS; retry's own work between them (an attempt,
- * a splay) is not counted.
+ * share one REDIS_CEILING_MS; retry's own work between them (an attempt,
+ * a splay) is not counted.  Each step's silence counts from its start:
+ * the server has just been asked.
  */
 void
 redis_step_begin(struct redis *r, long mark)
 {
-	nsec_t allowance = (nsec_t)REDIS_TIMEOUT_MS * NSEC_PER_MSEC;
+	nsec_t most = (nsec_t)REDIS_CEILING_MS * NSEC_PER_MSEC;
 
 	r->mark = mark;
 	r->began = mono_now();
+	r->heard = false;
 	if (!r->answered)
-		allowance = r->spent < allowance ? allowance - r->spent : 0;
-	r->deadline = nsec_add(r->began, allowance);
-	r->cut = r->limit != NULL && *r->limit != 0 && *r->limit < r->deadline;
+		most = r->spent < most ? most - r->spent : 0;
+	r->ceiling = nsec_add(r->began, most);
+	r->cut = r->limit != NULL && *r->limit != 0 && *r->limit < r->ceiling;
 	if (r->cut)
-		r->deadline = *r->limit;
+		r->ceiling = *r->limit;
+	if (r->opening != NULL && *r->opening != 0 &&
+	    *r->opening < r->ceiling) {
+		r->ceiling = *r->opening;
+		r->cut = false;
+	}
+	quiet_from(r, r->began);
 }
 
-/* why, when a step's deadline passed: its allowance's, or the run's. */
+/*
+ * The server sent bytes: the silence counts from now, within the step's
+ * ceiling.  The wait's new deadline (tls.c's handshake asks for it).
+ */
+nsec_t
+redis_progress(struct redis *r)
+{
+	r->heard = true;
+	quiet_from(r, mono_now());
+	return r->deadline;
+}
+
+/* How the wait under way is bounded, for why: "within 500 ms", say. */
+static const char *
+bound(const struct redis *r, char *buf, size_t len)
+{
+	if (r->silent)
+		snprintf(buf, len, "within %d ms", REDIS_TIMEOUT_MS);
+	else if (r->cut)
+		snprintf(buf, len, "before --max-time");
+	else
+		snprintf(buf, len, "within %d s", REDIS_CEILING_MS / 1000);
+	return buf;
+}
+
+/* why, when a wait's deadline passed: its silence's, ceiling's or -m's. */
 static void
 redis_late(const struct redis *r, char *why, size_t len)
 {
-	if (r->cut)
-		snprintf(why, len, "no answer before --max-time");
+	char b[32];
+
+	if (r->silent && r->heard)
+		snprintf(why, len, "no progress for %d ms", REDIS_TIMEOUT_MS);
 	else
-		snprintf(why, len, "no answer within %d ms", REDIS_TIMEOUT_MS);
+		snprintf(why, len, "no answer %s", bound(r, b, sizeof(b)));
 }
 
 void
@@ -101,14 +164,18 @@ redis_step_end(struct redis *r)
 
 /*
  * Waits until the socket is ready for events: 0, or -1 with why filled
- * in when the step's deadline passed or a stop came after its mark.
+ * in when the wait's deadline passed or a stop came after its mark.
+ * Bytes to read are the server's progress; room to write is not.
  */
 int
 redis_wait_ready(struct redis *r, short events, char *why, size_t len)
 {
 	if (signals_wait_fd(r->ss, r->c->fd, events, r->deadline,
-	    r->mark) == 0)
+	    r->mark) == 0) {
+		if (events & POLLIN)
+			(void)redis_progress(r);
 		return 0;
+	}
 	if (errno == EINTR)
 		snprintf(why, len, "stopped");
 	else if (errno == ETIMEDOUT)
@@ -134,10 +201,13 @@ connected(struct redis *r, char *why, size_t len)
 	return e == 0;
 }
 
-/* A store whose first step begins: waits that a stop after mark ends. */
+/*
+ * A store on node whose first step begins: waits that a stop after mark
+ * ends, within node's bounds.
+ */
 static struct redis *
-redis_new(const nsec_t *limit, const struct sigstate *ss, long mark,
-    char *why, size_t len)
+redis_new(const struct redis_node *node, const struct sigstate *ss,
+    long mark, char *why, size_t len)
 {
 	struct redis *r;
 
@@ -146,7 +216,8 @@ redis_new(const nsec_t *limit, const struct sigstate *ss, long mark,
 		return NULL;
 	}
 	r->ss = ss;
-	r->limit = limit;
+	r->limit = node->limit;
+	r->opening = node->opening;
 	redis_step_begin(r, mark);
 	return r;
 }
@@ -180,14 +251,22 @@ attach(struct redis *r, redisContext *c, char *why, size_t len)
 	return connected(r, why, len);
 }
 
+/* tls.c's handshake read the server's bytes: its progress. */
+static nsec_t
+tls_heard(void *r)
+{
+	return redis_progress(r);
+}
+
 /*
  * rediss://: the TLS handshake with host, whose certificate must name
- * it, within the step's allowance: true, or false with why.
+ * it, within the step's allowance, which each of the server's flights
+ * renews: true, or false with why.
  */
 static bool
 start_tls(struct redis *r, const char *host, int port, char *why, size_t len)
 {
-	struct tls_wait w = { r->ss, r->deadline, r->mark };
+	struct tls_wait w = { r->ss, r->deadline, r->mark, tls_heard, r };
 	struct tls_peer p = { host, port };
 	bool ok = tls_start(r->tls, r->c->fd, &p, &w, why, len);
 
@@ -223,6 +302,9 @@ reach_address(struct redis *r, const char *addr, int port, int left,
 		r->deadline = now + (deadline - now) / left;
 	ok = attach(r, redisConnectNonBlock(addr, port), why, len);
 	r->deadline = deadline;
+	/* The host answered: the server's silence counts from here. */
+	if (ok)
+		quiet_from(r, mono_now());
 	if (!ok && r->c != NULL) {
 		redisFree(r->c);
 		r->c = NULL;
@@ -253,13 +335,13 @@ static void
 unresolved(const struct redis *r, const char *host,
     const struct resolved *res, char *why, size_t len)
 {
+	char b[32];
+
 	if (errno == EINTR)
 		snprintf(why, len, "stopped");
-	else if (errno == ETIMEDOUT && r->cut)
-		snprintf(why, len, "%s not resolved before --max-time", host);
 	else if (errno == ETIMEDOUT)
-		snprintf(why, len, "%s not resolved within %d ms", host,
-		    REDIS_TIMEOUT_MS);
+		snprintf(why, len, "%s not resolved %s", host,
+		    bound(r, b, sizeof(b)));
 	else
 		snprintf(why, len, "%s: %s", host, errno == EHOSTUNREACH ?
 		    res->why : strerror(errno));
@@ -333,7 +415,7 @@ redis_open(const struct redis_node *node, const struct sigstate *ss,
 	if (node->files != NULL && (t = tls_new(node->files, node->host,
 	    node->port, why, len)) == NULL)
 		return NULL;
-	if ((r = redis_new(node->limit, ss, mark, why, len)) == NULL) {
+	if ((r = redis_new(node, ss, mark, why, len)) == NULL) {
 		tls_free(t);
 		return NULL;
 	}
@@ -368,20 +450,20 @@ server_trusted(struct redis *r, char *why, size_t len)
 }
 
 /*
- * A connection to the Unix socket at path, or NULL with why: the same
- * bounds as a TCP connection's, since a server that accepts and never
- * answers blocks a socket's client no less; and nothing is sent to a
- * server that another user runs.
+ * A connection to the Unix socket at node's host (its path), or NULL
+ * with why: the same bounds as a TCP connection's, since a server that
+ * accepts and never answers blocks a socket's client no less; and
+ * nothing is sent to a server that another user runs.
  */
 struct redis *
-redis_open_unix(const char *path, const nsec_t *limit,
-    const struct sigstate *ss, long mark, char *why, size_t len)
+redis_open_unix(const struct redis_node *node, const struct sigstate *ss,
+    long mark, char *why, size_t len)
 {
 	struct redis *r;
 
-	if ((r = redis_new(limit, ss, mark, why, len)) == NULL)
+	if ((r = redis_new(node, ss, mark, why, len)) == NULL)
 		return NULL;
-	if (!attach(r, redisConnectUnixNonBlock(path), why, len) ||
+	if (!attach(r, redisConnectUnixNonBlock(node->host), why, len) ||
 	    !server_trusted(r, why, len))
 		return open_failed(r, why, why, len);
 	redis_step_end(r);

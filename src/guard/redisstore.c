@@ -61,11 +61,10 @@ redis_start(struct guard *g, long mark, char *why, size_t len)
 		.key = env_file("REDISCLI_KEY"),
 	};
 	struct redis_node node = { spec->host, spec->port,
-	    spec->tls ? &files : NULL, g->limit };
+	    spec->tls ? &files : NULL, g->limit, g->opening };
 	struct redis *r;
 
-	r = spec->port == 0 ?
-	    redis_open_unix(spec->host, g->limit, g->ss, mark, why, len) :
+	r = spec->port == 0 ? redis_open_unix(&node, g->ss, mark, why, len) :
 	    redis_open(&node, g->ss, mark, why, len);
 	if ((g->state = r) == NULL)
 		return false;

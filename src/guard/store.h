@@ -19,6 +19,12 @@
 #include "budget.h"
 
 #define PATH_MAX_GUARD	4096	/* a state file's path, or a Redis URL */
+/*
+ * The most a store's waits take while its server is slow but moving
+ * (redisconn.c): each exchange's, and all the guards' waits before
+ * attempt 1 together.
+ */
+#define STORE_CEILING_MS	5000
 /* Room for any reason a store gives: a path, a URL, and a few words. */
 #define STORE_WHY_MAX	(PATH_MAX_GUARD + 128)
 
@@ -31,6 +37,7 @@ struct guard {
 	bool		 on;		/* given, and its store answers */
 	const struct sigstate *ss;	/* whose stop signals end a wait */
 	const nsec_t	*limit;		/* no wait passes it (-m); 0: none */
+	const nsec_t	*opening;	/* nor this, before attempt 1 */
 	char		 where[PATH_MAX_GUARD];	/* the file or the URL */
 };
 

@@ -20,11 +20,18 @@ struct tls_files {
 	const char	*key;		/* its key; NULL: in the cert file */
 };
 
-/* The caller's wait: its absolute deadline, and signals_stops() then. */
+/*
+ * The caller's wait: its absolute deadline, and signals_stops() then.
+ * heard, if not NULL, is told each time the server's bytes came, and
+ * gives the deadline from then on: the caller's allowance may follow
+ * progress.
+ */
 struct tls_wait {
 	const struct sigstate *ss;
 	nsec_t		 deadline;
 	long		 mark;
+	nsec_t		(*heard)(void *arg);
+	void		*arg;
 };
 
 /* Whom a session is with: the name its certificate must bear, the port. */

@@ -298,11 +298,15 @@ ssl_needs(struct tls_be *t, int rc, char *why, size_t len)
 	return -1;
 }
 
-/* The handshake, within the deadline: false with why (and errno). */
+/*
+ * The handshake, within the deadline, which the caller may move as the
+ * server's bytes come (w->heard): false with why (and errno).
+ */
 static bool
 handshake(struct tls_be *t, int fd, const struct tls_wait *w, char *why,
     size_t len)
 {
+	nsec_t deadline = w->deadline;
 	int need;
 
 	for (;;) {
@@ -315,9 +319,11 @@ handshake(struct tls_be *t, int fd, const struct tls_wait *w, char *why,
 			errno = EPROTO;
 			return false;
 		}
-		if (signals_wait_fd(w->ss, fd, (short)need, w->deadline,
+		if (signals_wait_fd(w->ss, fd, (short)need, deadline,
 		    w->mark) == -1)
 			return false;
+		if (need == POLLIN && w->heard != NULL)
+			deadline = w->heard(w->arg);
 	}
 }
 
