@@ -118,15 +118,6 @@ decide(const struct config *cfg, const struct outcome *o)
 	return STOP;
 }
 
-/* Exits as the final attempt did: the same code, or the same signal. */
-static _Noreturn void
-exit_as(const struct outcome *o)
-{
-	if (o->kind == OUT_SIGNAL)
-		die_by_signal(o->value);
-	exit(o->value);
-}
-
 static _Noreturn void stopped(struct run *, long long, int);
 
 /*
@@ -214,7 +205,7 @@ conclude(struct run *r, long long k, const struct outcome *o,
 		    r->cfg->kill_after }, k);
 	if (replace || code != outcome_status(o))
 		exit(code);
-	exit_as(o);
+	outcome_exit(o);
 }
 
 /*
@@ -232,7 +223,7 @@ finish(struct run *r, long long k, const struct outcome *o,
 	if (e->how == RUN_STOPPED) {
 		log_stopped(&r->log, k, true, o->stop_signal,
 		    outcome_status(o), mono_now() - r->t0);
-		exit_as(o);
+		outcome_exit(o);
 	}
 	if (e->how == RUN_SUCCEEDED && r->cfg->until_failure) {
 		log_all_succeeded(&r->log, k, e->why, mono_now() - r->t0);

@@ -27,23 +27,6 @@
 #include "debian.h"
 #include "parse.h"
 
-void
-config_defaults(struct config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->attempts = 5;
-	cfg->sched.base = NSEC_PER_SEC;
-	cfg->sched.cap = 60 * NSEC_PER_SEC;
-	cfg->sched.factor = 2;
-	cfg->sched.jitter.kind = JITTER_FULL;
-	outcomes_default_retry(&cfg->retry_on);
-	outcomes_add_exit(&cfg->success_on, 0);
-	cfg->timeout_signal = SIGTERM;
-	cfg->kill_after = 10 * NSEC_PER_SEC;
-	cfg->log_format = LOG_TEXT;
-	cfg->exhausted_status = -1;
-}
-
 enum {
 	OPT_SPLAY = 256,
 	OPT_SEED,

@@ -4,7 +4,8 @@
  * DURATION is text/duration.c's, the SPEC of --budget and --breaker
  * guard/spec.c's, the LISTs of outcomes outcomes.c's.  Each converter
  * returns NULL on success or a short reason that options.c puts into its
- * error line.  Nothing here exits or prints, so the fuzz harnesses can
+ * error line; config_defaults() gives the values before any option.
+ * Nothing here exits or prints, so the fuzz harnesses can
  * drive every function directly.
  */
 #include <ctype.h>
@@ -21,7 +22,9 @@
 #include "os/defs.h"
 #include "os/signals.h"
 #include "policy/backoff.h"
+#include "policy/outcomes.h"
 #include "text/duration.h"
+#include "config.h"
 #include "parse.h"
 
 /*
@@ -260,4 +263,22 @@ parse_log_format(const char *s, enum log_format *out)
 	else
 		return "expected text, json or github";
 	return NULL;
+}
+
+/* The values of the command line before any option is read. */
+void
+config_defaults(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->attempts = 5;
+	cfg->sched.base = NSEC_PER_SEC;
+	cfg->sched.cap = 60 * NSEC_PER_SEC;
+	cfg->sched.factor = 2;
+	cfg->sched.jitter.kind = JITTER_FULL;
+	outcomes_default_retry(&cfg->retry_on);
+	outcomes_add_exit(&cfg->success_on, 0);
+	cfg->timeout_signal = SIGTERM;
+	cfg->kill_after = 10 * NSEC_PER_SEC;
+	cfg->log_format = LOG_TEXT;
+	cfg->exhausted_status = -1;
 }

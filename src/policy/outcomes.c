@@ -4,7 +4,9 @@
  * --http, HTTP statuses; the default of --retry-on; and whether an
  * outcome is in a set.  parse_outcomes() writes its reason, which names
  * the rejected item, into the caller's buffer; and an outcome as the
- * messages name it.  Nothing here exits or prints, so the fuzz harnesses can drive it directly.
+ * messages name it; outcome_exit() exits as an outcome ended, with its
+ * status or its signal.  Nothing else here exits or prints, so the fuzz
+ * harnesses can drive it directly.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -316,4 +318,13 @@ outcome_format(char *buf, size_t len, const struct outcome *o)
 		len = (size_t)n < len ? len - (size_t)n : 0;
 	}
 	return n + outcome_plain(buf, len, o);
+}
+
+/* Exits as the final attempt did: the same code, or the same signal. */
+_Noreturn void
+outcome_exit(const struct outcome *o)
+{
+	if (o->kind == OUT_SIGNAL)
+		die_by_signal(o->value);
+	exit(o->value);
 }

@@ -68,5 +68,6 @@ bool		 outcome_in(const struct outcome_set *set,
 bool		 outcome_http_in(const struct outcome_set *set, int status);
 bool		 outcomes_have_http(const struct outcome_set *set);
 int		 outcome_format(char *buf, size_t len, const struct outcome *o);
+_Noreturn void	 outcome_exit(const struct outcome *o);
 
 #endif /* OUTCOMES_H */
