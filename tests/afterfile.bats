@@ -277,6 +277,28 @@ run2() {
 	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after.* ]]
 }
 
+@test "an XDG_RUNTIME_DIR reached through another user's link is passed over" {
+	[ "$(id -u)" = 0 ] || skip "needs root, to make a link another user's"
+	# The command gets a path: a link that nobody may point elsewhere
+	# mid-attempt would send its writes into nobody's directory.
+	TMPDIR=$WORK/tmp
+	export TMPDIR
+	mkdir -m 700 "$TMPDIR"
+	ln -s "$XDG_RUNTIME_DIR" "$WORK/link"
+	chown -h nobody "$WORK/link"
+	XDG_RUNTIME_DIR=$WORK/link run2
+	[ -z "$stderr" ]
+	run -0 cut -d' ' -f2 "$WORK/names"
+	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after.* ]]
+	# Root's link, as macOS's /tmp is one, is taken.
+	chown -h root "$WORK/link"
+	rm "$WORK/names"
+	XDG_RUNTIME_DIR=$WORK/link run2
+	[ -z "$stderr" ]
+	run -0 cut -d' ' -f2 "$WORK/names"
+	[[ ${lines[0]} == "$WORK"/link/retry-after/after.* ]]
+}
+
 @test "with no usable directory the variable is empty, said once; the dry run says it" {
 	[ "$(id -u)" = 0 ] || skip "needs root, for a read-only /tmp of its own"
 	# /tmp read-only in a mount namespace, its files still there (retry

@@ -410,7 +410,7 @@ retry: giving up after 1 attempt in ${stderr##* in }" ]
 	local w words bad said
 	# The values given are carried over when they mean the same here.
 	for w in "-d 1,2,4:-d:--delays=1s,2s,4s" "-d30:-d:--delays=30s" \
-	    "-d soon:-d:--delays=1s,2s" "--times 3:--times:-n 3" \
+	    "-d soon:-d:--delays" "-d 0.5,1m:-d:--delays" "--times 3:--times:-n 3" \
 	    "--times=3:--times=3:-n 3" "--times x:--times:-n, --attempts" \
 	    "-u success:-u:the default\x3a no option" \
 	    "-u 0,3-5:-u:--success-on=0,3-5" "-u fail:-u:--until-failure" \

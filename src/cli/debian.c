@@ -25,6 +25,7 @@ is_code_list(const char *s, size_t n)
 /*
  * -d 1,2,4: Debian's delays are whole seconds; here a bare number is
  * seconds too, but the unit is spelled out so the hint reads plainly.
+ * Any other value gets the option alone: no values it did not give.
  */
 static void
 delays_hint(const char *v, char *buf, size_t len)
@@ -34,7 +35,7 @@ delays_hint(const char *v, char *buf, size_t len)
 	if (!is_code_list(v, vlen) || strchr(v, '-') != NULL ||
 	    vlen > HINT_VALUE || v[0] == ',' || v[vlen - 1] == ',' ||
 	    strstr(v, ",,") != NULL) {
-		snprintf(buf, len, "--delays=1s,2s");
+		snprintf(buf, len, "--delays");
 		return;
 	}
 	at = (size_t)snprintf(buf, len, "--delays=");

@@ -7,10 +7,12 @@
  * made (mkdtemp(3)) and removed with what it holds each time: on an ext4
  * /tmp that costs about half a millisecond, on a tmpfs 20 us.
  *
- * A base directory is taken only when it is absolute, fits, and is the
- * user's or root's, and others who may write to it cannot rename what is
- * in it (the sticky bit): elsewhere another user could swap the
- * directory for one of theirs under the command's feet.  The directory
+ * A base directory is taken only when it is absolute, fits, and it and
+ * every directory on the way to it (and any link there) is the user's or
+ * root's,
+ * and others who may write to it cannot rename what is in it (the
+ * sticky bit): elsewhere another user could swap the directory for one
+ * of theirs under the command's feet.  The directory
  * is then checked through its own descriptor, which retry keeps: it must
  * be the user's and closed to others.  Every later access is relative to
  * that descriptor and never follows a link.
@@ -31,14 +33,22 @@
 #define ENTRIES_MAX	4096	/* removed from one directory, at most */
 #define DEPTH_MAX	8	/* levels of directories below it */
 
-/* Whether base is a directory where others cannot swap our entries. */
+/*
+ * Whether path, one directory of base's, is one where others cannot swap
+ * our entries: the user's or root's (and so is a link, as macOS's /tmp
+ * is, to one), and open to others' writes only with the sticky bit.
+ */
 static bool
-safe_base(const char *base)
+safe_dir(const char *path)
 {
 	struct stat st;
 
-	if (base == NULL || *base != '/' || stat(base, &st) == -1 ||
-	    !S_ISDIR(st.st_mode))
+	if (lstat(path, &st) == -1)
+		return false;
+	if (S_ISLNK(st.st_mode) && ((st.st_uid != geteuid() &&
+	    st.st_uid != 0) || stat(path, &st) == -1))
+		return false;
+	if (!S_ISDIR(st.st_mode))
 		return false;
 	if (st.st_uid != geteuid() && st.st_uid != 0)
 		return false;
@@ -46,7 +56,31 @@ safe_base(const char *base)
 	    (st.st_mode & S_ISVTX) != 0;
 }
 
+/*
+ * Whether base, and every directory on the way to it, is safe: the
+ * command gets a path, not retry's descriptor, so a link or a directory
+ * that another user may rename anywhere along it would let them point
+ * the command's writes into a directory of theirs.
+ */
+static bool
+safe_base(const char *base)
+{
+	char buf[PRIVDIR_PATH_MAX];
+	size_t n, i;
 
+	if (base == NULL || *base != '/' ||
+	    (n = strlen(base)) >= sizeof(buf))
+		return false;
+	memcpy(buf, base, n + 1);
+	for (i = 1; i <= n; i++)
+		if (buf[i] == '/' || buf[i] == '\0') {
+			buf[i] = '\0';
+			if (i > 1 && buf[i - 1] != '/' && !safe_dir(buf))
+				return false;
+			buf[i] = base[i];
+		}
+	return safe_dir("/");
+}
 
 /* base/name, made if missing, checked; 0 or an errno. */
 static int
