@@ -24,9 +24,9 @@
  * idle 2-core host (issue 36); it is short beside any command worth a
  * budget, and the most a peer that accepts and says nothing, or trickles
  * a byte at a time, can cost.  No wait passes the run's deadline (-m;
- * the guards' half of it before attempt 1).  On any of these the caller goes on
- * without the budget or breaker rather than keep the command waiting on
- * Redis.
+ * the guards' half of it before attempt 1).  On any of these the caller
+ * goes on without the budget or breaker rather than keep the command
+ * waiting on Redis.
  * Nothing is ever sent twice: a step that ran out is not resent, so an
  * update the server may have made counts once, and the run goes on as
  * if it had been allowed.
