@@ -6,25 +6,27 @@
  * non-blocking and every wait on it is signals_wait_fd(), so that a stop
  * signal that came after the caller's mark ends it.
  *
- * The allowance follows progress.  A wait ends after REDIS_TIMEOUT_MS
- * of silence, counted from the step's start or from the last sign of
- * progress: the connection made, or bytes from the server (of the TLS
- * handshake, or of a reply).  So a peer that answers nothing costs half
- * a second, as before; but a server that is merely slow, a handshake
- * queued behind a herd's on a busy host, is waited on while it moves,
- * up to a ceiling: REDIS_CEILING_MS of waiting for everything before
- * the server's first answer (the connect, TLS, AUTH, SELECT and the
- * first exchange together, however the steps divide it and however
- * slowly a peer trickles its bytes; and all the guards' waits before
- * attempt 1 together, the opening that guard.c gives), then as much for
- * each exchange after it.  The ceiling is 5 s: an allowance that long
- * held a herd of 400 runs on an idle 2-core host where 500 ms let most
- * of it go unguarded (issue 36); it is short beside any command worth a
- * budget, and the most a hostile peer that trickles a byte at a time
- * can cost a step.  No wait passes the run's deadline (-m; the guards'
- * half of it before attempt 1).  On any of these the caller goes on
- * without the budget or breaker rather than keep the command waiting on
- * Redis.
+ * The allowance depends on whether a server listens.  Until a connection
+ * is made (the name resolved, the connect), a wait ends after
+ * REDIS_TIMEOUT_MS: a host that refuses, is unreachable or never answers
+ * the SYN costs half a second at most.  Once the connection is accepted,
+ * a server is there, alive, and perhaps busy: a single-threaded
+ * redis-server does a herd's TLS handshakes one after another, and to
+ * the last in its queue it looks like a peer that accepts and says
+ * nothing.  So from there on the waits are bounded by a ceiling only:
+ * REDIS_CEILING_MS of waiting for everything before the server's first
+ * answer (the connect, TLS, AUTH, SELECT and the first exchange
+ * together, however the steps divide it and however slowly a peer
+ * trickles its bytes; and all the guards' waits before attempt 1
+ * together, the opening that guard.c gives), then as much for each
+ * exchange after it.  The ceiling is 5 s: 500 ms of silence after the
+ * connect let 581 of a herd of 600 rediss:// runs go unguarded on an
+ * idle 2-core host (issue 36); it is short beside any command worth a
+ * budget, and the most a peer that accepts and says nothing, or trickles
+ * a byte at a time, can cost.  No wait passes the run's deadline (-m;
+ * the guards' half of it before attempt 1).  On any of these the caller
+ * goes on without the budget or breaker rather than keep the command
+ * waiting on Redis.
  * Nothing is ever sent twice: a step that ran out is not resent, so an
  * update the server may have made counts once, and the run goes on as
  * if it had been allowed.
@@ -77,15 +79,15 @@ open_failed(struct redis *r, const char *msg, char *why, size_t len)
 }
 
 /*
- * The wait under way ends REDIS_TIMEOUT_MS after from (the step's start,
- * the connection, the last bytes), or at the step's ceiling if sooner.
+ * The wait under way ends at the step's ceiling, or, while no connection
+ * is made, REDIS_TIMEOUT_MS after from (the step's start) if sooner.
  */
 static void
 quiet_from(struct redis *r, nsec_t from)
 {
 	nsec_t d = nsec_add(from, (nsec_t)REDIS_TIMEOUT_MS * NSEC_PER_MSEC);
 
-	r->silent = d < r->ceiling;
+	r->silent = !r->accepted && d < r->ceiling;
 	r->deadline = r->silent ? d : r->ceiling;
 }
 
@@ -93,8 +95,7 @@ quiet_from(struct redis *r, nsec_t from)
  * A step begins (the connect, AUTH, SELECT or an exchange), whose waits a
  * stop after mark ends.  Until the first exchange is over, all the steps
  * share one REDIS_CEILING_MS; retry's own work between them (an attempt,
- * a splay) is not counted.  Each step's silence counts from its start:
- * the server has just been asked.
+ * a splay) is not counted.
  */
 void
 redis_step_begin(struct redis *r, long mark)
@@ -103,7 +104,6 @@ redis_step_begin(struct redis *r, long mark)
 
 	r->mark = mark;
 	r->began = mono_now();
-	r->heard = false;
 	if (!r->answered)
 		most = r->spent < most ? most - r->spent : 0;
 	r->ceiling = nsec_add(r->began, most);
@@ -119,13 +119,12 @@ redis_step_begin(struct redis *r, long mark)
 }
 
 /*
- * The server sent bytes: the silence counts from now, within the step's
- * ceiling.  The wait's new deadline (tls.c's handshake asks for it).
+ * The server sent bytes: the wait's deadline from now (tls.c's handshake
+ * asks for it); on a connection made, the step's ceiling.
  */
 nsec_t
 redis_progress(struct redis *r)
 {
-	r->heard = true;
 	quiet_from(r, mono_now());
 	return r->deadline;
 }
@@ -149,10 +148,7 @@ redis_late(const struct redis *r, char *why, size_t len)
 {
 	char b[32];
 
-	if (r->silent && r->heard)
-		snprintf(why, len, "no progress for %d ms", REDIS_TIMEOUT_MS);
-	else
-		snprintf(why, len, "no answer %s", bound(r, b, sizeof(b)));
+	snprintf(why, len, "no answer %s", bound(r, b, sizeof(b)));
 }
 
 void
@@ -233,6 +229,7 @@ attach(struct redis *r, redisContext *c, char *why, size_t len)
 {
 	int fd;
 
+	r->accepted = false;
 	if ((r->c = c) == NULL) {
 		snprintf(why, len, "%s", strerror(ENOMEM));
 		return false;
@@ -248,7 +245,8 @@ attach(struct redis *r, redisContext *c, char *why, size_t len)
 		return false;
 	}
 	r->c->fd = fd;
-	return connected(r, why, len);
+	r->accepted = connected(r, why, len);
+	return r->accepted;
 }
 
 /* tls.c's handshake read the server's bytes: its progress. */
@@ -302,7 +300,11 @@ reach_address(struct redis *r, const char *addr, int port, int left,
 		r->deadline = now + (deadline - now) / left;
 	ok = attach(r, redisConnectNonBlock(addr, port), why, len);
 	r->deadline = deadline;
-	/* The host answered: the server's silence counts from here. */
+	/*
+	 * The host accepted: a server listens, alive, perhaps busy with a
+	 * herd's handshakes one after another; from here it has the
+	 * ceiling, not a silence.
+	 */
 	if (ok)
 		quiet_from(r, mono_now());
 	if (!ok && r->c != NULL) {
@@ -397,6 +399,9 @@ redis_reconnect(struct redis *r, const char *host, int port, char *why,
 	r->tls_up = false;
 	redisFree(r->c);
 	r->c = NULL;
+	/* A new host: its connect has the silence again, from now. */
+	r->accepted = false;
+	quiet_from(r, mono_now());
 	return reach(r, host, port, why, len);
 }
 

@@ -21,11 +21,10 @@
 #include "tls.h"
 
 /*
- * What a store may wait.  REDIS_TIMEOUT_MS is the longest silence: a
- * wait ends when the server has sent nothing for that long since the
- * step began or since the last sign of progress (the connection made,
- * bytes of the TLS handshake or of a reply).  A server that keeps
- * progressing is waited on for REDIS_CEILING_MS at most: everything
+ * What a store may wait.  REDIS_TIMEOUT_MS bounds reaching the server
+ * (resolving its name, the connect): a host that refuses, is unreachable
+ * or never answers gives up that soon.  A server that accepted the
+ * connection is waited on for REDIS_CEILING_MS at most: everything
  * before its first answer (connect, TLS, AUTH, SELECT and the first
  * exchange) shares one ceiling, and each exchange after it has its own.
  * No wait passes the run's deadline, and a stop signal after the
@@ -46,8 +45,8 @@ struct redis {
 	const nsec_t	*limit;		/* the run's deadline, 0: none */
 	const nsec_t	*opening;	/* the guards' before attempt 1 */
 	bool		 cut;		/* the step's ceiling is the run's */
-	bool		 heard;		/* the step has seen progress */
 	bool		 silent;	/* the wait ends at the silence's end */
+	bool		 accepted;	/* the connection is made: no silence */
 	long		 mark;		/* a stop after this ends its waits */
 	nsec_t		 began;		/* when the step under way began */
 	nsec_t		 spent;		/* waited before the first answer */
