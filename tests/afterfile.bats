@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # Issue 39, item 4: RETRY_AFTER_FILE.  Each attempt gets the name of a
 # file that does not exist yet, in a private directory (0700):
-# retry-after in $XDG_RUNTIME_DIR, made once and kept, else a fresh
-# retry-after.XXXXXX in $TMPDIR or /tmp, removed after the attempt; the
-# file is removed when the attempt ends.  What the attempt writes there counts when it is
+# retry-after in $XDG_RUNTIME_DIR, made once and kept, else
+# retry-after-UID in $TMPDIR or /tmp, kept too; only where another user
+# made that first, a fresh retry-after.XXXXXX, removed after the
+# attempt.  The file is removed when the attempt ends.  What the attempt writes there counts when it is
 # retried: a DURATION or an HTTP-date is the next wait (as a server's
 # Retry-After: above --cap honoured, past -m or an hour the run ends),
 # "stop" ends the run as not retried; anything else is one warning, and
@@ -218,22 +219,25 @@ run2() {
 	[ -d /etc ]
 }
 
-@test "without \$XDG_RUNTIME_DIR, a fresh directory in \$TMPDIR for each attempt, removed" {
+@test "without \$XDG_RUNTIME_DIR, retry-after-UID in \$TMPDIR, kept and emptied" {
 	unset XDG_RUNTIME_DIR
 	TMPDIR=$WORK/tmp
 	export TMPDIR
 	mkdir -m 700 "$TMPDIR"
+	local kept=$TMPDIR/retry-after-$(id -u)
 	DO='stat -c "%a %u" "$(dirname "$f")" >"$WORK/mode"; echo stop >"$f"'
 	run -3 --separate-stderr "$RETRY" -n 3 -b 0 -j none -- "$WORK/cmd"
 	giving_up "$stderr" 1 "exit 3" "RETRY_AFTER_FILE says stop"
 	[ "$(cat "$WORK/mode")" = "700 $(id -u)" ]
-	[[ $(cut -d' ' -f2 "$WORK/names") == "$TMPDIR"/retry-after.??????/after.* ]]
-	[ -z "$(ls -A "$TMPDIR")" ]
-	# A directory left in it, too.
+	[[ $(cut -d' ' -f2 "$WORK/names") == "$kept"/after.* ]]
+	[ "$(ls -A "$TMPDIR")" = "${kept##*/}" ]
+	[ -z "$(ls -A "$kept")" ]
+	# A directory left in its place is removed; the command's own
+	# files beside it are the user's.
 	DO='mkdir -p "$f/a"; touch "$f/a/x" "$(dirname "$f")/junk"'
 	run2
 	refused "not a regular file"
-	[ -z "$(ls -A "$TMPDIR")" ]
+	[ "$(ls -A "$kept")" = junk ]
 }
 
 @test "a base that others can write to, or a kept directory open to others, is passed over" {
@@ -243,19 +247,19 @@ run2() {
 	mkdir -m 700 "$TMPDIR"
 	run2
 	run -0 cut -d' ' -f2 "$WORK/names"
-	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after.* ]]
+	[[ ${lines[0]} == "$TMPDIR"/retry-after-"$(id -u)"/after.* ]]
 	# Relative: passed over too, as the XDG spec says.
 	rm "$WORK/names"
 	XDG_RUNTIME_DIR=run TMPDIR=tmp run2
 	run -0 cut -d' ' -f2 "$WORK/names"
-	[[ ${lines[0]} == /tmp/retry-after.??????/after.* ]]
+	[[ ${lines[0]} == /tmp/retry-after-"$(id -u)"/after.* ]]
 	# The kept directory open to others: refused.
 	rm "$WORK/names"
 	chmod 700 "$XDG_RUNTIME_DIR"
 	mkdir -m 755 "$XDG_RUNTIME_DIR/retry-after"
 	run2
 	run -0 cut -d' ' -f2 "$WORK/names"
-	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after.* ]]
+	[[ ${lines[0]} == "$TMPDIR"/retry-after-"$(id -u)"/after.* ]]
 	# A link in its place: not followed.
 	rm "$WORK/names"
 	rmdir "$XDG_RUNTIME_DIR/retry-after"
@@ -263,7 +267,7 @@ run2() {
 	ln -s "$WORK/elsewhere" "$XDG_RUNTIME_DIR/retry-after"
 	run2
 	run -0 cut -d' ' -f2 "$WORK/names"
-	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after.* ]]
+	[[ ${lines[0]} == "$TMPDIR"/retry-after-"$(id -u)"/after.* ]]
 }
 
 @test "a kept directory that another user made is refused" {
@@ -274,7 +278,15 @@ run2() {
 	chown nobody "$XDG_RUNTIME_DIR/retry-after"
 	run2
 	run -0 cut -d' ' -f2 "$WORK/names"
+	[[ ${lines[0]} == "$TMPDIR"/retry-after-"$(id -u)"/after.* ]]
+	# The same in $TMPDIR: a fresh directory for each attempt, removed.
+	chown nobody "$TMPDIR/retry-after-$(id -u)"
+	rm "$WORK/names"
+	run2
+	[[ $stderr != *RETRY_AFTER_FILE* ]]
+	run -0 cut -d' ' -f2 "$WORK/names"
 	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after.* ]]
+	[ "$(ls -A "$TMPDIR")" = "retry-after-$(id -u)" ]
 }
 
 @test "an XDG_RUNTIME_DIR reached through another user's link is passed over" {
@@ -287,14 +299,14 @@ run2() {
 	ln -s "$XDG_RUNTIME_DIR" "$WORK/link"
 	chown -h nobody "$WORK/link"
 	XDG_RUNTIME_DIR=$WORK/link run2
-	[ -z "$stderr" ]
+	[[ $stderr != *RETRY_AFTER_FILE* ]]
 	run -0 cut -d' ' -f2 "$WORK/names"
-	[[ ${lines[0]} == "$TMPDIR"/retry-after.??????/after.* ]]
+	[[ ${lines[0]} == "$TMPDIR"/retry-after-"$(id -u)"/after.* ]]
 	# Root's link, as macOS's /tmp is one, is taken.
 	chown -h root "$WORK/link"
 	rm "$WORK/names"
 	XDG_RUNTIME_DIR=$WORK/link run2
-	[ -z "$stderr" ]
+	[[ $stderr != *RETRY_AFTER_FILE* ]]
 	run -0 cut -d' ' -f2 "$WORK/names"
 	[[ ${lines[0]} == "$WORK"/link/retry-after/after.* ]]
 }
@@ -302,13 +314,16 @@ run2() {
 @test "with no usable directory the variable is empty, said once; the dry run says it" {
 	[ "$(id -u)" = 0 ] || skip "needs root, for a read-only /tmp of its own"
 	# /tmp read-only in a mount namespace, its files still there (retry
-	# itself may be under /tmp).
+	# itself may be under /tmp), and the kept directory of an earlier
+	# run, if there is one, hidden by one open to others.
 	unshare -m true 2>/dev/null || skip "needs unshare -m (a mount namespace)"
 	local msg
 	msg="no private directory in \$XDG_RUNTIME_DIR, \$TMPDIR or /tmp (Read-only file system)"
 	# shellcheck disable=SC2016
 	XDG_RUNTIME_DIR='' TMPDIR='' run -3 --separate-stderr unshare -m sh -c '
 	    mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp &&
+	    { [ ! -d /tmp/retry-after-0 ] || mount -t tmpfs -o ro,mode=755 \
+	    none /tmp/retry-after-0; } &&
 	    exec "$RETRY" -n 2 -b 0 -j none \
 	    -- sh -c "echo \"[\$RETRY_AFTER_FILE]\" >&2; exit 3"'
 	[ "${stderr_lines[0]}" = "retry: RETRY_AFTER_FILE: $msg: the variable is empty" ]
@@ -318,6 +333,8 @@ run2() {
 	# shellcheck disable=SC2016
 	XDG_RUNTIME_DIR='' TMPDIR='' run -0 --separate-stderr unshare -m sh -c '
 	    mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp &&
+	    { [ ! -d /tmp/retry-after-0 ] || mount -t tmpfs -o ro,mode=755 \
+	    none /tmp/retry-after-0; } &&
 	    exec "$RETRY" --dry-run -n 1'
 	[ -z "$stderr" ]
 	[ "${lines[-1]}" = "# RETRY_AFTER_FILE will be empty: $msg" ]

@@ -58,7 +58,7 @@ retry: attempt 2/3 failed (exit 1), next in 0.000s" ]
 	tail -c +$((n + MIB + 1)) "$WORK/got" >"$WORK/last"
 	[ "$(untimed "$(<"$WORK/last")")" = "retry: succeeded on attempt 3/3 after Ts" ]
 	[ "$(wc -c <"$WORK/got")" -eq $((n + MIB + $(wc -c <"$WORK/last"))) ]
-	[ -z "$(ls -A "$TMPDIR")" ]
+	tmpdir_clean
 }
 
 @test "-E -O: each stream has the final attempt's bytes only, when all fail" {
@@ -176,7 +176,7 @@ retry: giving up after 1 attempt in Ts: timed out after 500ms (-t) (no attempts 
 	head -c "$(wc -c <"$WORK/want")" "$WORK/got" | cmp "$WORK/want" -
 	tail -c +$(($(wc -c <"$WORK/want") + 1)) "$WORK/got" >"$WORK/last"
 	[ "$(untimed "$(<"$WORK/last")")" = "retry: stopped by TERM during attempt 2/3 after Ts" ]
-	[ -z "$(ls -A "$TMPDIR")" ]
+	tmpdir_clean
 }
 
 @test "--dry-run says where each held stream goes, and runs nothing" {

@@ -2,16 +2,18 @@
  * afterfile.c: RETRY_AFTER_FILE.  Before each attempt, the name of a
  * file that does not exist yet, unique to the run and the attempt
  * (after.PID.K.CLOCK, in hex), in a directory that only the user can
- * enter (os/privdir.c): retry-after, kept in $XDG_RUNTIME_DIR, opened
- * for attempt 1; else a fresh retry-after.XXXXXX in $TMPDIR or /tmp for
- * each attempt, removed after it.  After the attempt, at most
+ * enter (os/privdir.c): retry-after, kept in $XDG_RUNTIME_DIR, or
+ * retry-after-UID in $TMPDIR or /tmp, opened for attempt 1; else (another
+ * user made it first) a fresh retry-after.XXXXXX for each attempt,
+ * removed after it.  After the attempt, at most
  * AFTER_TEXT_MAX + 1 bytes of the file are read and it is removed, so
  * that nothing is left behind whichever way the run then ends, no
  * attempt sees what an earlier one wrote, and a hook, which runs between
  * attempts, finds the variable empty.  A run whose command writes
- * nothing pays, with $XDG_RUNTIME_DIR, one openat(2) per attempt and
- * four calls to open the directory; without it, a mkdir(2) and a
- * rmdir(2) per attempt too.
+ * nothing pays one openat(2) per attempt, and a few calls to open the
+ * directory once (3,500 instructions in all, most of them the first
+ * calls' symbol lookups); only the fresh directories cost a mkdir(2)
+ * and a rmdir(2) per attempt too.
  *
  * The command may plant anything there: the file is opened relative to
  * the directory's descriptor, without following a link (O_NOFOLLOW) and

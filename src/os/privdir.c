@@ -2,10 +2,12 @@
  * privdir.c: directories of the user's alone, mode 0700, for files that
  * a command and retry share.  In $XDG_RUNTIME_DIR, a tmpfs of the
  * user's session made for such files, NAME is made once and kept, as
- * the guards' state directory is.  Elsewhere, in $TMPDIR or /tmp, which
- * may be a disk that is not retry's to litter, a fresh NAME.XXXXXX is
- * made (mkdtemp(3)) and removed with what it holds each time: on an ext4
- * /tmp that costs about half a millisecond, on a tmpfs 20 us.
+ * the guards' state directory is; elsewhere NAME-UID in $TMPDIR or /tmp,
+ * as tmux keeps its sockets, one small directory per user.  Only where
+ * that cannot be had (another user made it first) is a fresh
+ * NAME.XXXXXX made (mkdtemp(3)) and removed with what it holds each
+ * time: on an ext4 /tmp that costs about half a millisecond, on a tmpfs
+ * 20 us.
  *
  * A base directory is taken only when it is absolute, fits, and it and
  * every directory on the way to it (and any link there) is the user's or
@@ -144,16 +146,40 @@ make_in(struct privdir *d, const char *base, const char *name)
 }
 
 /*
- * The kept directory NAME in $XDG_RUNTIME_DIR, if it is safe: 0 or an
- * errno (ENOENT: no such base), d->fd -1.
+ * The kept directory: NAME in $XDG_RUNTIME_DIR, else NAME-UID in $TMPDIR
+ * or else /tmp (as tmux keeps its sockets), whichever base is safe first:
+ * 0 or an errno (ENOENT: no base was), d->fd -1.  One that another user
+ * made first is refused, and privdir_make() is left.
  */
 int
 privdir_open(struct privdir *d, const char *name)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), getenv("TMPDIR"),
+	    "/tmp" };
+	char own[64], digits[24];
+	size_t i, n = strlen(name), nd = 0;
+	unsigned long uid = (unsigned long)geteuid();
+	int error = ENOENT;
 
 	d->fd = -1;
-	return safe_base(xdg) ? open_in(d, xdg, name) : ENOENT;
+	if (safe_base(bases[0]) && (error = open_in(d, bases[0], name)) == 0)
+		return 0;
+	if (n + sizeof(digits) + 1 > sizeof(own))
+		return ENAMETOOLONG;
+	/* No snprintf(3): every run pays for this. */
+	do
+		digits[nd++] = (char)('0' + uid % 10);
+	while ((uid /= 10) != 0);
+	memcpy(own, name, n);
+	own[n++] = '-';
+	while (nd > 0)
+		own[n++] = digits[--nd];
+	own[n] = '\0';
+	/* The first safe base of the two only: $TMPDIR is the user's word. */
+	for (i = 1; i < sizeof(bases) / sizeof(bases[0]); i++)
+		if (safe_base(bases[i]))
+			return open_in(d, bases[i], own);
+	return error;
 }
 
 /*

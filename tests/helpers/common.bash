@@ -138,3 +138,18 @@ r, w = os.pipe()
 os.close(r)
 sys.exit(subprocess.call(sys.argv[1:], stdout=w))' "$@"
 }
+
+# Whether $TMPDIR holds nothing retry left: nothing at all, or only the
+# kept RETRY_AFTER_FILE directory, retry-after-UID, empty (and
+# valgrind's own pipes).
+tmpdir_clean() {
+	local kept=retry-after-$(id -u) f
+	for f in "$TMPDIR"/* "$TMPDIR"/.[!.]* "$TMPDIR"/..?*; do
+		[[ -e $f || -L $f ]] || continue	# a pattern left as it is
+		[[ ${f##*/} == vgdb-pipe-* ]] && continue
+		[[ ${f##*/} == "$kept" && -d $f && ! -L $f &&
+		    -z $(ls -A "$f") ]] && continue
+		echo "left in \$TMPDIR: $f" >&2
+		return 1
+	done
+}
