@@ -89,8 +89,9 @@ RETRY_PREV_STATUS=" ]
 	run -0 --separate-stderr env -i PATH="$PATH" HOME=/nowhere \
 	    'ODD=a b=c' EMPTY= "$RETRY" -n 1 env
 	[ -z "$stderr" ]
-	# RETRY_AFTER_FILE names a new file each time (afterfile.bats).
-	grep -qx 'RETRY_AFTER_FILE=/tmp/retry-after\......./after\..*' \
+	# RETRY_AFTER_FILE names a new file each time (afterfile.bats), in
+	# the kept directory, or a fresh one where another user has that.
+	grep -qxE "RETRY_AFTER_FILE=/tmp/retry-after(-$(id -u)|\\.[[:alnum:]]{6})/after\\..*" \
 	    <<<"$output"
 	[ "$(grep -v ^RETRY_AFTER_FILE= <<<"$output" | sort)" = \
 	    "$(printf '%s\n' EMPTY= HOME=/nowhere \
