@@ -162,7 +162,8 @@ privdir_open(struct privdir *d, const char *name)
 	int error = ENOENT;
 
 	d->fd = -1;
-	if (safe_base(bases[0]) && (error = open_in(d, bases[0], name)) == 0)
+	if (bases[0] != NULL && safe_base(bases[0]) &&
+	    (error = open_in(d, bases[0], name)) == 0)
 		return 0;
 	if (n + sizeof(digits) + 1 > sizeof(own))
 		return ENAMETOOLONG;
@@ -177,7 +178,7 @@ privdir_open(struct privdir *d, const char *name)
 	own[n] = '\0';
 	/* The first safe base of the two only: $TMPDIR is the user's word. */
 	for (i = 1; i < sizeof(bases) / sizeof(bases[0]); i++)
-		if (safe_base(bases[i]))
+		if (bases[i] != NULL && safe_base(bases[i]))
 			return open_in(d, bases[i], own);
 	return error;
 }
@@ -196,7 +197,7 @@ privdir_make(struct privdir *d, const char *name)
 
 	d->fd = -1;
 	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
-		if (safe_base(bases[i]) &&
+		if (bases[i] != NULL && safe_base(bases[i]) &&
 		    (error = make_in(d, bases[i], name)) == 0)
 			return 0;
 	return error;
