@@ -224,7 +224,8 @@ run2() {
 	TMPDIR=$WORK/tmp
 	export TMPDIR
 	mkdir -m 700 "$TMPDIR"
-	local kept=$TMPDIR/retry-after-$(id -u)
+	local kept
+	kept=$TMPDIR/retry-after-$(id -u)
 	DO='stat -c "%a %u" "$(dirname "$f")" >"$WORK/mode"; echo stop >"$f"'
 	run -3 --separate-stderr "$RETRY" -n 3 -b 0 -j none -- "$WORK/cmd"
 	giving_up "$stderr" 1 "exit 3" "RETRY_AFTER_FILE says stop"

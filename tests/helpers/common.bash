@@ -143,7 +143,8 @@ sys.exit(subprocess.call(sys.argv[1:], stdout=w))' "$@"
 # kept RETRY_AFTER_FILE directory, retry-after-UID, empty (and
 # valgrind's own pipes).
 tmpdir_clean() {
-	local kept=retry-after-$(id -u) f
+	local kept f
+	kept=retry-after-$(id -u)
 	for f in "$TMPDIR"/* "$TMPDIR"/.[!.]* "$TMPDIR"/..?*; do
 		[[ -e $f || -L $f ]] || continue	# a pattern left as it is
 		[[ ${f##*/} == vgdb-pipe-* ]] && continue
