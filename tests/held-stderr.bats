@@ -196,6 +196,7 @@ retry: giving up after 1 attempt in Ts: timed out after 500ms (-t) (no attempts 
 # A reader of stderr that reads nothing: the held megabyte cannot go out,
 # and TERM still ends retry (its own last line waits a second at most).
 @test "-E: TERM ends retry while a stalled stderr reader holds up the held stderr" {
+	require_linux_capability "a pipe on stderr opened again non-blocking (fd.c)"
 	local pid rc=0
 	mkfifo "$WORK/fifo"
 	detached "$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -E -n 1 -- \
