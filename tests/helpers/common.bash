@@ -133,10 +133,11 @@ untimed() {
 # closed_pipe ARG...: runs ARG... with its stdout a pipe whose reader is
 # already gone, SIGPIPE as the default.
 closed_pipe() {
-	python3 -c 'import os, subprocess, sys
-r, w = os.pipe()
-os.close(r)
-sys.exit(subprocess.call(sys.argv[1:], stdout=w))' "$@"
+	# perl, not python3: a minimal Debian root (check-fresh, the
+	# package's buildd root) has perl-base alone.
+	perl -e '$SIG{PIPE} = "DEFAULT"; pipe(my $r, my $w) or die "pipe: $!";
+	    close($r); open(STDOUT, ">&", $w) or die "dup: $!"; close($w);
+	    exec { $ARGV[0] } @ARGV or die "$ARGV[0]: $!"' "$@"
 }
 
 # Whether $TMPDIR holds nothing retry left: nothing at all, or only the
