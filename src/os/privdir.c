@@ -84,21 +84,34 @@ safe_base(const char *base)
 	return safe_dir("/");
 }
 
+/*
+ * d->path as base/name, with room left for ".XXXXXX": where name starts,
+ * or 0 when it does not fit.  No snprintf(3): every run pays for this.
+ */
+static size_t
+join(struct privdir *d, const char *base, const char *name)
+{
+	size_t b = strlen(base), n = strlen(name);
+
+	while (b > 1 && base[b - 1] == '/')
+		b--;
+	if (b + n + sizeof("/.XXXXXX") > sizeof(d->path))
+		return 0;
+	memcpy(d->path, base, b);
+	d->path[b] = '/';
+	b += b > 1;
+	memcpy(d->path + b, name, n + 1);
+	return b;
+}
+
 /* base/name, made if missing, checked; 0 or an errno. */
 static int
 open_in(struct privdir *d, const char *base, const char *name)
 {
 	struct stat st;
-	size_t b = strlen(base), n = strlen(name);
 
-	/* No snprintf(3): every run pays for this. */
-	while (b > 1 && base[b - 1] == '/')
-		b--;
-	if (b + n + sizeof("/.XXXXXX") > sizeof(d->path))
+	if (join(d, base, name) == 0)
 		return ENAMETOOLONG;
-	memcpy(d->path, base, b);
-	d->path[b] = '/';
-	memcpy(d->path + b + (b > 1), name, n + 1);
 	if (mkdir(d->path, 0700) == -1 && errno != EEXIST)
 		return errno;
 	d->fd = fd_above_stdio(open(d->path, O_RDONLY | O_DIRECTORY |
@@ -118,18 +131,12 @@ static int
 make_in(struct privdir *d, const char *base, const char *name)
 {
 	struct stat st;
-	size_t b = strlen(base), n = strlen(name);
+	size_t at;
 	int error;
 
-	while (b > 1 && base[b - 1] == '/')
-		b--;
-	if (b + n + sizeof("/.XXXXXX") > sizeof(d->path))
+	if ((at = join(d, base, name)) == 0)
 		return ENAMETOOLONG;
-	memcpy(d->path, base, b);
-	d->path[b] = '/';
-	b += b > 1;
-	memcpy(d->path + b, name, n);
-	memcpy(d->path + b + n, ".XXXXXX", sizeof(".XXXXXX"));
+	memcpy(d->path + at + strlen(name), ".XXXXXX", sizeof(".XXXXXX"));
 	if (mkdtemp(d->path) == NULL)
 		return errno;
 	d->fd = fd_above_stdio(open(d->path, O_RDONLY | O_DIRECTORY |
