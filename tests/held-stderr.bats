@@ -129,7 +129,7 @@ e3" ]
 	[ "$n" -eq 104857600 ]
 	grep -q 'exited with non-zero status 3' "$WORK/rss"
 	echo "peak RSS $(tail -n 1 "$WORK/rss") KiB" >&2
-	(($(tail -n 1 "$WORK/rss") < 8192))
+	(($(tail -n 1 "$WORK/rss") < $(rss_limit_kib)))
 }
 
 @test "-E: a command that closes its stderr still ends, and retry still speaks" {

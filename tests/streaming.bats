@@ -220,14 +220,14 @@ peak_kib() {
 	grep -q 'exited with non-zero status 3' "$WORK/rss"
 	# /usr/bin/time counts the largest child too: sh, head, tr are small.
 	echo "peak RSS $(peak_kib "$WORK/rss") KiB" >&2
-	(($(peak_kib "$WORK/rss") < 8192))
+	(($(peak_kib "$WORK/rss") < $(rss_limit_kib)))
 	n=$(/usr/bin/time -f %M -o "$WORK/rss" "$RETRY" -n 1 \
 	    --success-if-output='^a+$' -- sh -c "$line >&2; exit 3" \
 	    2>&1 >/dev/null | wc -c) || true
 	[ "$n" -eq 52428800 ]
 	grep -q 'exited with non-zero status 3' "$WORK/rss"
 	echo "peak RSS $(peak_kib "$WORK/rss") KiB" >&2
-	(($(peak_kib "$WORK/rss") < 8192))
+	(($(peak_kib "$WORK/rss") < $(rss_limit_kib)))
 }
 
 @test "-O with a condition: the held output is whole, matched, and renewed" {

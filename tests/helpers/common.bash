@@ -63,6 +63,18 @@ slow_build() {
 	[[ $RETRY == *quality-valgrind || -n ${RETRY_SANITIZED:-} ]]
 }
 
+# rss_limit_kib: the peak RSS, in KiB, under which a run that streams
+# far more than that (tens of MiB) proves its memory bounded.  The
+# sanitizers' shadow memory and quarantine add megabytes of their own, so
+# there the limit is 32 MiB, still well under what the streams carry.
+rss_limit_kib() {
+	if [[ -n ${RETRY_SANITIZED:-} ]]; then
+		echo 32768
+	else
+		echo 8192
+	fi
+}
+
 # linux_capability: whether the retry under test is the Linux build, for
 # the one assertion of a test that only the Linux build can meet.
 linux_capability() {
