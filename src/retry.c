@@ -11,6 +11,7 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,11 +65,12 @@ struct run {
 	char		 why[128];	/* a reason that holds values */
 	nsec_t		 t0;		/* when the first attempt started */
 	nsec_t		 deadline;	/* --max-time after t0; 0: none */
-	struct guards	 guards;	/* --budget and --breaker */
 	enum leftovers_mode leftovers;	/* how they are found */
 	bool		 told_unseen;	/* that they cannot be: said once */
 	bool		 told_head;	/* --http FILE stays empty: said */
 	char		 exhausted[GUARD_NAME_MAX + 32];	/* the reason */
+	/* Last: setup_run() leaves its 8 KiB to guards_open(). */
+	struct guards	 guards;	/* --budget and --breaker */
 };
 
 static _Noreturn void
@@ -531,7 +533,7 @@ retry_loop(struct run *r)
 static void
 setup_run(struct run *r, const struct config *cfg, struct matcher *matcher)
 {
-	memset(r, 0, sizeof(*r));
+	memset(r, 0, offsetof(struct run, guards));
 	r->cfg = cfg;
 	trace_init(&r->trace, getenv("TRACEPARENT"));
 	log_open(&r->log, &(struct log_options){ cfg->log_format,

@@ -21,6 +21,7 @@
 #include <err.h>
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,8 @@ guard_open(struct guard *g, const struct guard_spec *spec, const char *what,
 {
 	char why[STORE_WHY_MAX];
 
-	memset(g, 0, sizeof(*g));
+	memset(g, 0, offsetof(struct guard, where));
+	g->where[0] = '\0';
 	g->spec = spec;
 	g->what = what;
 	g->ss = ss;
@@ -131,7 +133,9 @@ guards_open(struct guards *gs, const struct guard_spec *budget,
     const struct guard_spec *breaker, const struct guard_limits *lim,
     const struct sigstate *ss)
 {
-	memset(gs, 0, sizeof(*gs));
+	/* Field by field: guard_open() clears each guard. */
+	gs->probe = 0;
+	gs->limit = 0;
 	gs->mark = signals_stops();
 	/* Before the run's deadline is set, half of -m bounds the opening. */
 	if (lim->max_time > 0)
