@@ -643,7 +643,8 @@ main(int argc, char *argv[])
 	admit(&run, &cfg);
 	log_bound_waits(&run.log, run.sigs, run.deadline);
 	log_start(&run.log, &(struct log_run){ cfg.argv, cfg.attempts,
-	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options, cfg.stall },
+	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options, cfg.stall,
+	    splay },
 	    run.t0);
 	retry_loop(&run);
 }

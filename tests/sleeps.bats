@@ -126,3 +126,20 @@ small_draw() {
 	run -0 --separate-stderr "$RETRY" -v -n 1 true
 	[ "${stderr_lines[0]}" = "retry: attempt 1/1 starting" ]
 }
+
+# The JSON log's start event carries the splay too: the draw and its bound.
+@test "the JSON log's start event has the splay drawn and its bound" {
+	local draw
+	run -0 --separate-stderr "$RETRY" --dry-run --seed 7 -n 1 --splay 300ms
+	[ "$stderr" = "" ]
+	draw=$(cell 1 5)
+	run -0 --separate-stderr "$RETRY" --seed 7 -n 1 --splay 300ms \
+	    --json-log="$WORK/log" true
+	[ "$stderr" = "" ]
+	[[ $(head -n 1 "$WORK/log") =~ \"splay\":([0-9.]+),\"splay_max\":0\.300000000\}$ ]]
+	[ "$(printf '%.3f' "${BASH_REMATCH[1]}")" = "$(printf '%.3f' "$draw")" ]
+	# Without --splay, neither field.
+	run -0 --separate-stderr "$RETRY" -n 1 --json-log="$WORK/log2" true
+	[ "$stderr" = "" ]
+	[ "$(grep -c splay "$WORK/log2")" = 0 ]
+}

@@ -98,6 +98,10 @@ jsonlog_start(const struct jsonlog *jl, const struct log_run *run)
 	    run->max_time ? run->max_time : NSEC_INF);
 	if (run->stall != 0)	/* the form is unchanged without it */
 		json_seconds(&buf, "stall_timeout", run->stall);
+	if (run->sched->splay > 0) {	/* nor without --splay */
+		json_seconds(&buf, "splay", run->splay);
+		json_seconds(&buf, "splay_max", run->sched->splay);
+	}
 	json_end(jl, &buf);
 }
 

@@ -37,6 +37,7 @@ struct log_run {
 	nsec_t		 max_time;	/* 0: none */
 	const char	*env_options;	/* RETRY_OPTIONS' words, or NULL */
 	nsec_t		 stall;		/* --stall-timeout; 0: none */
+	nsec_t		 splay;		/* drawn, up to sched->splay */
 };
 void		 jsonlog_start(const struct jsonlog *jl,
 		    const struct log_run *run);
