@@ -520,6 +520,25 @@ plant() {
 	[ -e "$WORK/ran" ]
 }
 
+# What --guard-status shows is what the next run finds: a corrupt record
+# is a fresh one, with the warning the run gives; an open breaker's next
+# probe further ahead than any cooldown reaches is no wait at all.
+@test "--guard-status: a corrupt record is fresh, a probe beyond any cooldown is due" {
+	mkdir -m 700 "$STATE"
+	(umask 077 && printf 'garbage\n' >"$STATE/api")
+	run -0 --separate-stderr "$RETRY" --guard-status --budget=api
+	[ "$stderr" = "retry: state file $STATE/api holds no valid record: the next run starts afresh" ]
+	[ "$output" = "retry budget 'api': 100 of 100 tokens: retries allowed while there are more than 50; a token back every 10s ($STATE/api)" ]
+	[ "$(cat "$STATE/api")" = garbage ]
+	(umask 077 && printf 'retry-state 1 tokens=full breaker=open failures=5 until=9000000000000000000 cooldown=0 probe=0\n' >"$STATE/job")
+	run -0 --separate-stderr "$RETRY" --guard-status --breaker=job
+	[ "$stderr" = "" ]
+	[ "$output" = "circuit breaker 'job': open, next probe in 0.000s ($STATE/job)" ]
+	run -0 --separate-stderr "$RETRY" -n 1 --breaker=job -- touch "$WORK/ran"
+	[ "$stderr" = "" ]
+	[ -e "$WORK/ran" ]
+}
+
 @test "--guard-reset of a budget leaves the breaker of the same name alone" {
 	run -1 --separate-stderr "$RETRY" -n 2 -b 0 --budget=job \
 	    --breaker=job,failures=1 -- false

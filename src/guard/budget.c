@@ -322,6 +322,24 @@ breaker_admit(struct guard_record *r, const struct guard_spec *g, nsec_t now,
 }
 
 /*
+ * --guard-status: how long until the next probe as a run would find it.
+ * An open breaker's time further ahead than any rule sets is none, as in
+ * breaker_admit(); a probe's claim, whose lease its run chose, is shown
+ * as it is.
+ */
+nsec_t
+breaker_wait(const struct guard_record *r, const struct guard_spec *g,
+    nsec_t now)
+{
+	if (r->state == BREAKER_CLOSED || r->until <= now)
+		return 0;
+	if (r->state == BREAKER_OPEN &&
+	    r->until - now > longest(breaker_cap(g), r->cooldown))
+		return 0;
+	return r->until - now;
+}
+
+/*
  * The cooldown after a failed probe: twice the last one, times a jitter
  * of permille/1000 (0.75 to 1.25), so that hosts that each keep their
  * own breaker do not probe in step; at most cap.

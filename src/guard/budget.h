@@ -44,6 +44,8 @@ nsec_t		 breaker_cap(const struct guard_spec *g);
 enum admit	 breaker_admit(struct guard_record *r,
 		    const struct guard_spec *g, nsec_t now, nsec_t lease,
 		    uint32_t id, nsec_t *wait);
+nsec_t		 breaker_wait(const struct guard_record *r,
+		    const struct guard_spec *g, nsec_t now);
 bool		 breaker_report(struct guard_record *r,
 		    const struct guard_spec *g, nsec_t now, uint32_t probe,
 		    enum run_end end, unsigned permille);

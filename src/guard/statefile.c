@@ -455,23 +455,30 @@ file_report(struct guard *g, uint32_t probe, enum run_end end,
 	return record_store(g, &r, why, len);
 }
 
-/* Reads the record and writes nothing: a corrupt one shows as fresh. */
+/*
+ * Reads the record and writes nothing: a corrupt one shows as fresh,
+ * with the warning the next run would give.
+ */
 static enum store_end
 file_peek(struct guard *g, struct guard_view *v, char *why, size_t len)
 {
+	struct statefile *sf = g->state;
 	struct guard_record r;
 	enum store_end e;
 	nsec_t now = boot_now();
 
 	if ((e = record_load(g, &r, why, len)) != STORE_OK)
 		return e;
-	release_lock(g->state);
+	release_lock(sf);
+	if (sf->corrupt)
+		warnx_safe("state file %s holds no valid record: the next "
+		    "run starts afresh", g->where);
+	sf->corrupt = false;
 	budget_refill(&r, g->spec, now);
 	v->tokens = r.tokens;
 	v->state = r.state;
 	v->failures = r.failures;
-	v->wait = r.state != BREAKER_CLOSED && r.until > now ?
-	    r.until - now : 0;
+	v->wait = breaker_wait(&r, g->spec, now);
 	return STORE_OK;
 }
 
