@@ -355,15 +355,19 @@ for _ in range(6000):
 	bad_value budget 'api,failures=3' "expected tokens=N, ratio=R or refill=DURATION"
 	bad_value budget 'api,' "expected tokens=N, ratio=R or refill=DURATION"
 	bad_value budget 'api,refill=999us' \
-	    "refill: expected 0 or a DURATION of 1ms or more"
+	    "refill: expected 0 or a DURATION from 1ms to 100 years"
 	bad_value budget 'api,refill=x' \
-	    "refill: expected 0 or a DURATION of 1ms or more"
+	    "refill: expected 0 or a DURATION from 1ms to 100 years"
 	bad_value budget 'api,refill=inf' \
-	    "refill: expected 0 or a DURATION of 1ms or more"
+	    "refill: expected 0 or a DURATION from 1ms to 100 years"
+	bad_value budget 'api,refill=36600d' \
+	    "refill: expected 0 or a DURATION from 1ms to 100 years"
+	bad_value breaker 'api,cooldown=36600d' \
+	    "cooldown: expected a DURATION above 0, up to 100 years"
 	bad_value breaker 'api,tokens=3' \
 	    "expected failures=N or cooldown=DURATION"
 	bad_value breaker 'api,cooldown=0' \
-	    "cooldown: expected a DURATION above 0"
+	    "cooldown: expected a DURATION above 0, up to 100 years"
 	bad_value breaker 'api,failures=x' "failures: expected 1 to 1000000"
 	bad_value budget 'redis://' "expected redis://HOST[:PORT][/DB]/NAME"
 	bad_value budget 'redis://h' "expected redis://HOST[:PORT][/DB]/NAME"

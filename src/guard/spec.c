@@ -279,12 +279,14 @@ guard_option(const char *key, const char *value, struct guard_spec *g,
 		/* Whole microseconds, as the Lua script counts. */
 		if (parse_duration(value, &g->refill, false) != NULL ||
 		    (g->refill > 0 && g->refill < NSEC_PER_MSEC))
-			return "refill: expected 0 or a DURATION of 1ms or more";
+			return "refill: expected 0 or a DURATION from 1ms "
+			    "to 100 years";
 		g->refill -= g->refill % 1000;
 	} else if (breaker && strcmp(key, "cooldown") == 0) {
 		if (parse_duration(value, &g->cooldown, false) != NULL ||
 		    g->cooldown == 0)
-			return "cooldown: expected a DURATION above 0";
+			return "cooldown: expected a DURATION above 0, up "
+			    "to 100 years";
 	} else
 		return expected_keys(breaker);
 	return NULL;
