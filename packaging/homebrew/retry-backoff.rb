@@ -3,6 +3,12 @@
 # tarball of `make dist` as a release publishes it; sha256 is its line in
 # the release's SHA256SUMS.  Checked here with `ruby -c` only
 # (build-aux/ci-release.sh): there is no Homebrew to build it with.
+# The fleet's stores are optional: built where hiredis's static archive
+# is (pkgconfig(hiredis)), redis:// is in, and rediss:// where OpenSSL's
+# or wolfSSL's headers are (libwolfssl is loaded first at run time,
+# libssl otherwise).  Without them --budget and --breaker keep their
+# state in local files, and a redis:// or rediss:// store is refused with
+# one line.  This recipe asks for none of them.
 class RetryBackoff < Formula
   desc "Rerun a failing command with exponential backoff and jitter"
   homepage "https://github.com/OWNER/retry"

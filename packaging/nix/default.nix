@@ -4,6 +4,12 @@
 #   nix-build packaging/nix
 # or from the release tarball by replacing `src` with a fetchurl of it
 # (its sha256 is in the release's SHA256SUMS).
+# The fleet's stores are optional: built where hiredis's static archive
+# is (pkgconfig(hiredis)), redis:// is in, and rediss:// where OpenSSL's
+# or wolfSSL's headers are (libwolfssl is loaded first at run time,
+# libssl otherwise).  Without them --budget and --breaker keep their
+# state in local files, and a redis:// or rediss:// store is refused with
+# one line.  This recipe asks for none of them.
 { pkgs ? import <nixpkgs> { } }:
 
 pkgs.stdenv.mkDerivation {
