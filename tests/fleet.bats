@@ -576,8 +576,8 @@ in_ns() {
 	[ ! -s "$WORK/read" ]
 }
 
-# An accepted connection has the 5 s ceiling (issue 36), and -m does not
-# apply to --guard-status: this test takes 5 s.
+# An accepted connection has the 5 s ceiling (issue 36), and without -m
+# --guard-status waits for all of it: this test takes 5 s.
 @test "--guard-status of a Redis that says nothing: exit 1 after 5 s, 143 on TERM" {
 	local pid rc=0
 	peer silent
@@ -593,6 +593,22 @@ in_ns() {
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 143 ] || [[ $(<"$WORK/err") == *"no answer within"* ]]
 	[ ! -s "$WORK/out" ]
+}
+
+# -m bounds --guard-status's waits too, both guards' together: a script
+# that asks with -m 0.3 is not kept 5 s.  The KILL at 4 s is the bound's
+# check (137 if missed); the messages say which bound ended the waits.
+@test "--guard-status -m: a Redis that says nothing is waited for up to -m" {
+	local kill=4
+	slow_build && kill=30
+	peer silent
+	run -1 --separate-stderr timeout -s KILL "$kill" "$RETRY" \
+	    --guard-status -m 0.3 --budget="$PEER_URL/api" \
+	    --breaker="$PEER_URL/job"
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = "retry: $PEER_URL/api: no answer before --max-time" ]
+	[ "${stderr_lines[1]}" = "retry: $PEER_URL/job: no answer before --max-time" ]
 }
 
 # --- a name with several addresses --------------------------------------

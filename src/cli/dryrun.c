@@ -364,7 +364,7 @@ run_nothing(const struct config *cfg)
 		return dry_run(cfg);
 	ss = signals_init();
 	status = guards_tool(&cfg->budget, &cfg->breaker, cfg->guard_reset,
-	    ss);
+	    cfg->max_time, ss);
 	free(ss);	/* main returns: for the leak checkers */
 	return status;
 }

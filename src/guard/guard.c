@@ -299,10 +299,13 @@ show(const struct guard *g, const struct guard_view *v, bool budget)
 	sb_free(&out);
 }
 
-/* spec's guard reset if asked, then shown: 0, or 1 after a warning. */
+/*
+ * spec's guard reset if asked, then shown: 0, or 1 after a warning.  No
+ * wait on its store passes *limit (-m; 0: none).
+ */
 static int
 tool_one(const struct guard_spec *spec, const char *what, bool budget,
-    bool reset, const struct sigstate *ss)
+    bool reset, const nsec_t *limit, const struct sigstate *ss)
 {
 	struct guard g;
 	struct guard_view v;
@@ -315,6 +318,7 @@ tool_one(const struct guard_spec *spec, const char *what, bool budget,
 	g.spec = spec;
 	g.what = what;
 	g.ss = ss;
+	g.limit = limit;
 	g.store = store_of(spec);
 	/* open's reason names the store; the later calls' do not. */
 	if ((e = g.store->open(&g, signals_stops(), why, sizeof(why))) ==
@@ -339,17 +343,21 @@ tool_one(const struct guard_spec *spec, const char *what, bool budget,
  * --guard-status, or --guard-reset if reset: each guard given shown on
  * stdout, after its reset.  0, 1 if a store could not be used, or 128
  * and the number of a stop signal that ended a wait, as a shell says;
- * exits 125 if stdout cannot be written.
+ * exits 125 if stdout cannot be written.  A max_time (-m; 0: none) bounds
+ * the two guards' waits together, as it bounds a run's: a script that
+ * asks with -m must not wait for a silent server's 5 s.
  */
 int
 guards_tool(const struct guard_spec *budget, const struct guard_spec *breaker,
-    bool reset, const struct sigstate *ss)
+    bool reset, nsec_t max_time, const struct sigstate *ss)
 {
+	nsec_t limit = max_time > 0 ? nsec_add(mono_now(), max_time) : 0;
 	int rc;
 
-	rc = tool_one(budget, "retry budget", true, reset, ss);
+	rc = tool_one(budget, "retry budget", true, reset, &limit, ss);
 	if (signals_stop() == 0)
-		rc |= tool_one(breaker, "circuit breaker", false, reset, ss);
+		rc |= tool_one(breaker, "circuit breaker", false, reset,
+		    &limit, ss);
 	if (signals_stop() != 0)
 		rc = 128 + signals_stop();
 	/* As --dry-run and -O do: a closed pipe ends retry as it would cat. */

@@ -40,6 +40,6 @@ bool		 guards_attempt(struct guards *gs, bool success);
 void		 guards_end(struct guards *gs, enum run_end end);
 int		 guards_tool(const struct guard_spec *budget,
 		    const struct guard_spec *breaker, bool reset,
-		    const struct sigstate *ss);
+		    nsec_t max_time, const struct sigstate *ss);
 
 #endif /* GUARD_H */
