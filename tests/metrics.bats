@@ -302,3 +302,19 @@ value() {
 	run -125 --separate-stderr "$RETRY" --metrics-file= -- true
 	[ "$stderr" = "retry: invalid --metrics-file '': empty file name; try 'retry --help'" ]
 }
+
+# A name of 249 to 255 bytes: NAME.XXXXXX would pass NAME_MAX, and the
+# file was "not written: File name too long".  The temporary name is cut
+# to fit instead, and renamed over the whole name.
+@test "--metrics-file: a name of 255 bytes is written too" {
+	local name
+	name=$(printf '%0250d.prom' 0)
+	run -0 --separate-stderr "$RETRY" --metrics-file="$WORK/$name" -- true
+	[ "$stderr" = "" ]
+	[ "$(value "$WORK/$name" attempts)" = 1 ]
+	[ "$(cd "$WORK" && echo 0*)" = "$name" ]
+	name=$(printf '%0249d' 0)
+	run -0 --separate-stderr "$RETRY" --metrics-file="$WORK/$name" -- true
+	[ "$stderr" = "" ]
+	[ "$(value "$WORK/$name" exit_status)" = 0 ]
+}

@@ -11,7 +11,8 @@
  * made by mkstemp(3) (O_EXCL: never through a link planted at its name),
  * synced, then renamed over PATH, so that a reader sees the old file or
  * the new one.  Its name, PATH.XXXXXX, does not end in .prom, which the
- * collector would read.  PATH itself must be a regular file or absent: a
+ * collector would read; a last component too long for the suffix is cut
+ * to fit NAME_MAX.  PATH itself must be a regular file or absent: a
  * link, a FIFO or a device there is not replaced.  A run that does not
  * succeed keeps the last success's time of the file it replaces, read
  * from at most METRICS_READ_MAX bytes of it without waiting.  A failure
@@ -21,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,10 @@
 #define METRICS_READ_MAX	8192	/* of the old file, for its time */
 #define METRICS_MODE		0644	/* less the umask: see below */
 #define LAST_SUCCESS		"retry_last_success_timestamp_seconds"
+/* POSIX lets limits.h leave it out where it varies; 255 is the usual. */
+#ifndef NAME_MAX
+#define NAME_MAX		255
+#endif
 
 /*
  * The label's value: PATH's last component less ".prom", with '\' and
@@ -186,6 +192,29 @@ write_synced(int fd, const char *s, size_t len)
 }
 
 /*
+ * The temporary file's name, malloc'd: path and ".XXXXXX", its last
+ * component cut to fit NAME_MAX, so that a name of 249 to 255 bytes,
+ * which the suffix would push past it, is still written.  Cut or not, it
+ * does not end in .prom.  NULL with errno.
+ */
+static char *
+temp_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t dir = base != NULL ? (size_t)(base + 1 - path) : 0;
+	size_t n = strlen(path + dir);
+	char *tmp;
+
+	if (n > NAME_MAX - 7)
+		n = NAME_MAX - 7;
+	if ((tmp = malloc(dir + n + 8)) != NULL) {
+		memcpy(tmp, path, dir + n);
+		memcpy(tmp + dir + n, ".XXXXXX", 8);
+	}
+	return tmp;
+}
+
+/*
  * Puts the text s in place of path, or leaves path as it was: 0, or an
  * errno value (-1: path is there but not a regular file).  The new file
  * gets METRICS_MODE less the umask: the collector runs as another user
@@ -202,9 +231,8 @@ replace(const char *path, const char *s, size_t len)
 
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		return -1;
-	if ((tmp = malloc(strlen(path) + 8)) == NULL)
+	if ((tmp = temp_name(path)) == NULL)
 		return errno;
-	snprintf(tmp, strlen(path) + 8, "%s.XXXXXX", path);
 	if ((fd = mkstemp(tmp)) == -1) {
 		error = errno;
 		free(tmp);
