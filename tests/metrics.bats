@@ -250,6 +250,24 @@ value() {
 	[ "$(cd "$WORK" && echo *.prom.*)" = '*.prom.*' ]
 }
 
+# Not even opened: a FIFO's open for reading let a writer blocked in its
+# own open go on (and a device's open may act: a watchdog's starts it).
+@test "--metrics-file: a FIFO or a device there is never opened" {
+	require_tool strace
+	qemu_cannot ptrace
+	mkfifo "$WORK/fifo.prom"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	    run -0 --separate-stderr strace -f -qq -e trace=open,openat \
+	    -o "$WORK/trace" "$RETRY" --metrics-file="$WORK/fifo.prom" -- true
+	[ "$stderr" = "retry: --metrics-file $WORK/fifo.prom: not a regular file; not written, the exit status is unchanged" ]
+	run -1 grep -F "$WORK/fifo.prom\"" "$WORK/trace"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	    run -0 --separate-stderr strace -f -qq -e trace=open,openat \
+	    -o "$WORK/trace" "$RETRY" --metrics-file=/dev/zero -- true
+	[ "$stderr" = "retry: --metrics-file /dev/zero: not a regular file; not written, the exit status is unchanged" ]
+	run -1 grep -F '"/dev/zero"' "$WORK/trace"
+}
+
 @test "--metrics-file: a full disk keeps the old file whole" {
 	[[ $(id -u) == 0 ]] || skip "mounting a small tmpfs needs root"
 	mkdir "$WORK/full"

@@ -88,8 +88,9 @@ lastdot(const char *s, size_t n)
 /*
  * The last success's time in the file at path, as it was written there
  * (digits and one point, at most len - 1 bytes), into buf; "" if there
- * is none.  A FIFO, a link or anything but a regular file is not read,
- * nor waited for.
+ * is none.  A FIFO, a link or anything but a regular file is not even
+ * opened: a FIFO's open lets a blocked writer go on, a device's may act
+ * (a watchdog's starts it), a terminal's may become retry's own.
  */
 static void
 old_success(const char *path, char *buf, size_t len)
@@ -101,7 +102,10 @@ old_success(const char *path, char *buf, size_t len)
 	int fd;
 
 	*buf = '\0';
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	if (lstat(path, &st) == -1 || !S_ISREG(st.st_mode))
+		return;
+	/* The flags still guard against one swapped in since. */
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
 	    O_CLOEXEC)) == -1)
 		return;
 	n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ?
