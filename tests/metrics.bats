@@ -157,6 +157,18 @@ value() {
 	[ ! -e "$WORK/x.txt" ]
 }
 
+# Valid UTF-8 that shows nothing but changes what a reader sees: U+202E,
+# which shows the rest of the label reversed on a dashboard, and U+009B,
+# a C1 control (CSI) that some terminals obey; one '_' each.
+@test "--metrics-file: bidirectional and C1 controls leave the label" {
+	name=$'a\xe2\x80\xaeb\xc2\x9bc\xe2\x82\xac'
+	run -0 --separate-stderr "$RETRY" --metrics-file="$WORK/$name.prom" \
+	    -- true
+	[ "$stderr" = "" ]
+	[ "$(sed -n 's/^retry_attempts//p' "$WORK/$name.prom")" = \
+	    $'{name="a_b_c\xe2\x82\xac"} 1' ]
+}
+
 @test "--metrics-file: the new file is renamed over the old, never rewritten" {
 	require_tool strace
 	umask 022

@@ -45,7 +45,9 @@
 /*
  * The label's value: PATH's last component less ".prom", with '\' and
  * '"' escaped as the format wants and any byte that is not printable
- * ASCII or part of valid UTF-8 made '_'.
+ * ASCII or part of valid UTF-8 made '_', and so is a character that
+ * shows nothing but changes what a reader sees (a C1 control, U+202E
+ * that shows the rest reversed): a dashboard shows the label.
  */
 void
 metrics_name(struct strbuf *sb, const char *path)
@@ -65,13 +67,14 @@ metrics_name(struct strbuf *sb, const char *path)
 			sb_printf(sb, "\\%c", *p);
 		else if (*p >= 0x20 && *p < 0x7f)
 			sb_add(sb, p, 1);
-		else if ((n = utf8_len(p)) != 0 &&
-		    p + n <= (const unsigned char *)base + len)
-			sb_add(sb, p, n);
-		else {
+		else if ((n = utf8_len(p)) == 0 ||
+		    p + n > (const unsigned char *)base + len) {
 			n = 1;
 			sb_str(sb, "_");
-		}
+		} else if (utf8_invisible(p, n))
+			sb_str(sb, "_");	/* one for the character */
+		else
+			sb_add(sb, p, n);
 	}
 }
 

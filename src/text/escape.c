@@ -146,9 +146,10 @@ utf8_cp(const unsigned char *p, size_t n)
  * (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069, which can show
  * a line reversed), the zero-width and other format characters, the line
  * and paragraph separators, the byte order mark and the tag characters.
+ * metrics.c keeps them out of a label too.
  */
-static bool
-invisible(const unsigned char *p, size_t n)
+bool
+utf8_invisible(const unsigned char *p, size_t n)
 {
 	unsigned long c;
 
@@ -166,7 +167,7 @@ invisible(const unsigned char *p, size_t n)
  * Appends the character at p, made visible when it is a control: C0 and
  * DEL as \n \r \t \e or \xNN, a byte that is not part of well-formed
  * UTF-8 or of a C1 control (which some terminals obey) as \xNN, and
- * another invisible character (invisible()) as \uNNNN.  Returns how many
+ * another invisible character (utf8_invisible()) as \uNNNN.  Returns how many
  * bytes of p it took.
  */
 static size_t
@@ -180,7 +181,7 @@ visible_at(struct strbuf *sb, const unsigned char *p)
 	}
 	if (*p >= 0x80 && (n = utf8_len(p)) != 0 &&
 	    !(*p == 0xc2 && p[1] < 0xa0)) {
-		if (invisible(p, n))
+		if (utf8_invisible(p, n))
 			sb_printf(sb, "\\u%04lx", utf8_cp(p, n));
 		else
 			sb_add(sb, p, n);
@@ -233,9 +234,9 @@ sb_json(struct strbuf *sb, const char *s)
 		else if (*p >= 0x80 && (n = utf8_len(p)) == 0) {
 			snprintf(esc, sizeof(esc), "\\ufffd");
 			n = 1;
-		} else if (invisible(p, n) && utf8_cp(p, n) <= 0xffff)
+		} else if (utf8_invisible(p, n) && utf8_cp(p, n) <= 0xffff)
 			snprintf(esc, sizeof(esc), "\\u%04lx", utf8_cp(p, n));
-		else if (invisible(p, n))	/* a tag: two surrogates */
+		else if (utf8_invisible(p, n))	/* a tag: two surrogates */
 			snprintf(esc, sizeof(esc), "\\udb40\\u%04lx",
 			    0xdc00 + (utf8_cp(p, n) & 0x3ff));
 		else {

@@ -24,6 +24,7 @@ void		 sb_printf(struct strbuf *sb, const char *fmt,
 void		 sb_free(struct strbuf *sb);
 const char	*sb_text(const struct strbuf *sb);
 size_t		 utf8_len(const unsigned char *p);
+bool		 utf8_invisible(const unsigned char *p, size_t n);
 void		 sb_visible(struct strbuf *sb, const char *s);
 void		 sb_json(struct strbuf *sb, const char *s);
 void		 sb_github(struct strbuf *sb, const char *s, bool property);
