@@ -239,6 +239,26 @@ for _ in range(6000):
 	[ -e "$WORK/ran" ]
 }
 
+# -m bounds the wait for the lock as it bounds a Redis store's: the
+# breaker's, before attempt 1, to half of it, so that the command still
+# runs (it waited 1 s, and `true` under -m 0.4 exited 124); and so for
+# --guard-status.
+@test "-m bounds the wait for a lock held for ever" {
+	require_tool python3
+	hold_lock
+	run -0 --separate-stderr timeout -s KILL 20 "$RETRY" -m 0.4 \
+	    --breaker=api -- touch "$WORK/ran"
+	[ "$stderr" = "retry: $STATE/api: still locked at --max-time: going\
+ on without circuit breaker 'api'" ]
+	[ -e "$WORK/ran" ]
+	run -1 --separate-stderr timeout -s KILL 20 "$RETRY" --guard-status \
+	    -m 0.2 --budget=api
+	touch "$WORK/done"
+	wait "$HOLDER"
+	[ "$output" = "" ]
+	[ "$stderr" = "retry: $STATE/api: still locked at --max-time" ]
+}
+
 @test "a stop signal ends the wait for the lock, before attempt 1" {
 	require_tool python3
 	local pid i rc=0

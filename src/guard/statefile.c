@@ -50,6 +50,8 @@ struct statefile {
 	int		 fd;
 	bool		 flocked;	/* locked with flock(2), not OFD */
 	bool		 corrupt;	/* the record read was not valid */
+	bool		 cut;		/* the lock's last wait ended at -m */
+	long long	 waited_ms;	/* or after these milliseconds */
 };
 
 /* Fills why with "WHAT PATH REASON" and returns false. */
@@ -237,10 +239,36 @@ try_lock(struct statefile *sf)
 }
 
 /*
- * The lock, tried every LOCK_POLL_MS until LOCK_WAIT_MS have passed
- * (ETIMEDOUT, after one last try) or a stop signal comes (EINTR).  A stop
- * that came before is no reason to give up: the run's end must still be
- * recorded.  A lock has no descriptor to wait on: the waits are for time.
+ * When the wait for g's lock that starts at now ends: LOCK_WAIT_MS later,
+ * or sooner at the run's deadline (-m) while that is still ahead, or at
+ * the ceiling of the waits before attempt 1, as a Redis store's waits
+ * end.  A deadline that has passed (the run ended at -m, and its end is
+ * recorded) leaves the usual wait, so that a lock busy for a moment does
+ * not lose the record.
+ */
+static nsec_t
+lock_end(const struct guard *g, struct statefile *sf, nsec_t now)
+{
+	nsec_t end = nsec_add(now, (nsec_t)LOCK_WAIT_MS * NSEC_PER_MSEC);
+
+	sf->cut = false;
+	if (g->limit != NULL && *g->limit > now && *g->limit < end) {
+		end = *g->limit;
+		sf->cut = true;
+	}
+	if (g->opening != NULL && *g->opening > now && *g->opening < end) {
+		end = *g->opening;
+		sf->cut = false;
+	}
+	sf->waited_ms = (end - now) / NSEC_PER_MSEC;
+	return end;
+}
+
+/*
+ * The lock, tried every LOCK_POLL_MS until lock_end() (ETIMEDOUT, after
+ * one last try) or a stop signal comes (EINTR).  A stop that came before
+ * is no reason to give up: the run's end must still be recorded.  A lock
+ * has no descriptor to wait on: the waits are for time.
  */
 static int
 take_lock(struct guard *g)
@@ -249,7 +277,7 @@ take_lock(struct guard *g)
 	nsec_t end, tick = 0;
 	long mark = signals_stops();
 
-	end = nsec_add(mono_now(), (nsec_t)LOCK_WAIT_MS * NSEC_PER_MSEC);
+	end = lock_end(g, sf, mono_now());
 	while (try_lock(sf) == -1) {
 		if (errno != EAGAIN && errno != EINTR)
 			return -1;
@@ -291,7 +319,7 @@ release_lock(struct statefile *sf)
 /*
  * Locks g's file and reads up to len bytes of it: how many, or -1 with
  * errno and the lock released: ETIMEDOUT if another process held the
- * lock for LOCK_WAIT_MS, EINTR if a stop signal came meanwhile.
+ * lock for as long as lock_end() allows, EINTR if a stop signal came meanwhile.
  * statefile_commit() must follow.
  */
 static ssize_t
@@ -373,9 +401,11 @@ record_load(struct guard *g, struct guard_record *r, char *why, size_t len)
 	if ((n = statefile_begin(g, buf, sizeof(buf))) == -1) {
 		if (errno == EINTR)
 			return STORE_STOPPED;
-		if (errno == ETIMEDOUT)
-			snprintf(why, len, "still locked after %d ms",
-			    LOCK_WAIT_MS);
+		if (errno == ETIMEDOUT && sf->cut)
+			snprintf(why, len, "still locked at --max-time");
+		else if (errno == ETIMEDOUT)
+			snprintf(why, len, "still locked after %lld ms",
+			    sf->waited_ms);
 		else
 			snprintf(why, len, "%s", strerror(errno));
 		return STORE_FAILED;
