@@ -9,9 +9,9 @@
  * file description (F_OFD_SETLK; flock(2) where the kernel has no such
  * locks), taken for that update only, never across an attempt or a
  * sleep: no retry ever waits for another one's command.  The lock is
- * taken without blocking, retried for at most LOCK_WAIT_MS, and a stop
- * signal ends that wait: a process that holds the lock for ever stalls
- * no one.  The state must be out of other users' reach, since a record
+ * taken without blocking, retried for at most LOCK_WAIT_MS (less where
+ * -m's deadline comes first), and a stop signal ends that wait: a
+ * process that holds the lock for ever stalls no one.  The state must be out of other users' reach, since a record
  * planted by one of them could stop the user's retries or the breaker's
  * runs: the directory is created 0700, the file is opened without
  * following a symbolic link and created 0600, and both must belong to
