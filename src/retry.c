@@ -123,16 +123,15 @@ decide(const struct config *cfg, const struct outcome *o)
 static _Noreturn void stopped(struct run *, long long, int);
 
 /*
- * Sends the held output of attempt k on: to stdout and stderr when it is
- * the final one, else where --failed-output and --failed-stderr say.
- * Stderr's goes first, so that the error that ended the run is out
- * whatever stdout's reader does; a stderr that cannot take it is not
- * retry's to report.  A reader of stdout that went away ends retry as it
- * would have ended the command, by SIGPIPE.  --max-time bounds the copy:
- * what is not written by then is lost, and retry says so (125).
+ * Sends the held output of attempt k on: when it is the final one of a
+ * run that ends as how, to stderr, then stdout (the error out whatever
+ * stdout's reader does), else where --failed-output and --failed-stderr
+ * say.  A stderr that cannot take it is not retry's to report; a reader
+ * of stdout gone ends retry by SIGPIPE, as it would the command, and what
+ * --max-time leaves unwritten is lost (125), once the breaker heard how.
  */
 static void
-release_output(struct run *r, long long k, bool final)
+release_output(struct run *r, long long k, bool final, enum run_end how)
 {
 	struct held *herr = streams_held(r->streams, MATCH_STDERR);
 	int rc;
@@ -150,6 +149,7 @@ release_output(struct run *r, long long k, bool final)
 	/* EAGAIN: a stop came, and a stalled reader is not waited for. */
 	if (rc == 0 || !final || errno == EAGAIN)
 		return;
+	guards_end(&r->guards, how);	/* errno kept */
 	if (errno == EPIPE && signals_sigpipe_default(r->sigs))
 		die_by_signal(SIGPIPE);
 	if (errno == ETIMEDOUT)
@@ -220,7 +220,7 @@ static _Noreturn void
 finish(struct run *r, long long k, const struct outcome *o,
     const struct end *e)
 {
-	release_output(r, k, true);
+	release_output(r, k, true, e->how);
 	guards_end(&r->guards, e->how);
 	if (e->how == RUN_STOPPED) {
 		log_stopped(&r->log, k, true, o->stop_signal,
@@ -443,7 +443,7 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	/* Leftovers can take --kill-after to clear: past the deadline? */
 	if ((why = past_max_time(r, mono_now(), 0)) != NULL)
 		return why;
-	release_output(r, k, false);
+	release_output(r, k, false, RUN_GAVE_UP);
 	log_retrying(&r->log, k, o, &(struct log_sleep){ sleep,
 	    backoff_window(&r->cfg->sched, step), &r->cfg->sched.jitter, server,
 	    server >= 0 ? label : NULL });

@@ -129,6 +129,27 @@ state_field() {
 	[ -e "$WORK/ran" ]
 }
 
+# A probe whose held stdout meets a reader that went away dies by
+# SIGPIPE, as the command would, but tells the breaker first: it died
+# unheard, and every other run exited 75 for the probe's lease.
+@test "a probe that dies by SIGPIPE on its held output still reports" {
+	local i
+	give_up
+	give_up
+	for ((i = 0; i < 3000; i++)); do
+		closed_pipe "$WSTATUS" "$WORK/ws" "$RETRY" -O \
+		    --breaker="$SPEC" -- echo probe 2>"$WORK/err" 3>&-
+		[ "$(cat "$WORK/ws")" != "exit 75" ] && break
+		sleep 0.01
+	done
+	[ "$(cat "$WORK/ws")" = "signal 13" ]
+	[ ! -s "$WORK/err" ]
+	[ "$(state_field breaker)" = closed ]
+	run -0 --separate-stderr "$RETRY" --breaker="$SPEC" -- touch "$WORK/ran"
+	[ -z "$stderr" ]
+	[ -e "$WORK/ran" ]
+}
+
 # probe_until_it_runs ARG...: runs `retry --breaker=$SPEC ARG...` until
 # it does not exit 75 (the cooldown has passed): PROBE_STATUS and
 # PROBE_STDERR are then that run's.

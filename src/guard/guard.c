@@ -205,13 +205,17 @@ guards_admit(struct guards *gs, nsec_t *wait)
 	return a.verdict != ADMIT_REFUSED;
 }
 
-/* Tells the breaker how the run ended, just before retry exits. */
+/*
+ * Tells the breaker how the run ended, just before retry exits; errno is
+ * kept, for the error that retry exits with next.
+ */
 void
 guards_end(struct guards *gs, enum run_end end)
 {
 	struct guard *g = &gs->breaker;
 	char why[STORE_WHY_MAX];
 	unsigned permille;
+	int error = errno;
 
 	/*
 	 * A stopped run that is not the probe changes no record (the rule
@@ -224,6 +228,7 @@ guards_end(struct guards *gs, enum run_end end)
 	    arc4random_uniform(JITTER_PERMILLE_SPAN);
 	store_done(g, g->store->report(g, gs->probe, end, permille, why,
 	    sizeof(why)), why);
+	errno = error;
 }
 
 /* --- --guard-status and --guard-reset ----------------------------------- */
