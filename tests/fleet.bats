@@ -216,6 +216,17 @@ server_us() {
 	[ -e "$WORK/ran" ]
 }
 
+# A run that -m ended still records its end: the breaker's report comes
+# after the deadline, and a store that answers at once is heard (before,
+# the wait for its answer ended at once, with a false warning).
+@test "a run ended by -m reports to a healthy Redis breaker, without a warning" {
+	run -124 --separate-stderr "$RETRY" -n 1 -m 0.3 \
+	    --breaker="$URL/job" -- sleep 5
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	giving_up "${stderr_lines[0]}" 1 "timed out" "--max-time reached"
+	[ "$(rcli HGET retry:job failures)" = 1 ]
+}
+
 @test "a Redis that does not answer in time: one warning, and -m bounds the wait" {
 	# The server accepts the connection but answers no command for 10 s,
 	# time enough even under valgrind.  The last test of the file: no

@@ -24,7 +24,10 @@
  * idle 2-core host (issue 36); it is short beside any command worth a
  * budget, and the most a peer that accepts and says nothing, or trickles
  * a byte at a time, can cost.  No wait passes the run's deadline (-m;
- * the guards' half of it before attempt 1).  On any of these the caller
+ * the guards' half of it before attempt 1), but for the run's end: a run
+ * that -m ended still records it, within REDIS_TIMEOUT_MS, as the state
+ * file keeps its lock's wait, so that a store that answers at once is
+ * heard and a silent one costs half a second.  On any of these the caller
  * goes on without the budget or breaker rather than keep the command
  * waiting on Redis.
  * Nothing is ever sent twice: a step that ran out is not resent, so an
@@ -100,16 +103,21 @@ quiet_from(struct redis *r, nsec_t from)
 void
 redis_step_begin(struct redis *r, long mark)
 {
-	nsec_t most = (nsec_t)REDIS_CEILING_MS * NSEC_PER_MSEC;
+	nsec_t most = (nsec_t)REDIS_CEILING_MS * NSEC_PER_MSEC, limit;
 
 	r->mark = mark;
 	r->began = mono_now();
 	if (!r->answered)
 		most = r->spent < most ? most - r->spent : 0;
 	r->ceiling = nsec_add(r->began, most);
-	r->cut = r->limit != NULL && *r->limit != 0 && *r->limit < r->ceiling;
+	limit = r->limit == NULL || *r->limit == 0 ? 0 : *r->limit;
+	/* Past -m: the run's end, recorded within the short allowance. */
+	if (limit != 0 && limit <= r->began)
+		limit = nsec_add(r->began, (nsec_t)REDIS_TIMEOUT_MS *
+		    NSEC_PER_MSEC);
+	r->cut = limit != 0 && limit < r->ceiling;
 	if (r->cut)
-		r->ceiling = *r->limit;
+		r->ceiling = limit;
 	if (r->opening != NULL && *r->opening != 0 &&
 	    *r->opening < r->ceiling) {
 		r->ceiling = *r->opening;

@@ -11,14 +11,14 @@
  * sleep: no retry ever waits for another one's command.  The lock is
  * taken without blocking, retried for at most LOCK_WAIT_MS (less where
  * -m's deadline comes first), and a stop signal ends that wait: a
- * process that holds the lock for ever stalls no one.  The state must be out of other users' reach, since a record
- * planted by one of them could stop the user's retries or the breaker's
- * runs: the directory is created 0700, the file is opened without
- * following a symbolic link and created 0600, and both must belong to
- * the user and give others no access.  A state that cannot be trusted
- * or used is not an error: the caller is told why and goes on without
- * the guard, so that no other user, and no unusable directory, can keep
- * the command from running.
+ * process that holds the lock for ever stalls no one.  The state must be
+ * out of other users' reach, since a record planted by one of them could
+ * stop the user's retries or the breaker's runs: the directory is
+ * created 0700, the file is opened without following a symbolic link and
+ * created 0600, and both must belong to the user and give others no
+ * access.  A state that cannot be trusted or used is not an error: the
+ * caller is told why and goes on without the guard, so that no other
+ * user, and no unusable directory, can keep the command from running.
  *
  * Each update applies budget.c's rules to the record it read, and writes
  * the result back: the store's table (statefile_store) is those updates.
@@ -319,7 +319,8 @@ release_lock(struct statefile *sf)
 /*
  * Locks g's file and reads up to len bytes of it: how many, or -1 with
  * errno and the lock released: ETIMEDOUT if another process held the
- * lock for as long as lock_end() allows, EINTR if a stop signal came meanwhile.
+ * lock for as long as lock_end() allows, EINTR if a stop signal came
+ * meanwhile.
  * statefile_commit() must follow.
  */
 static ssize_t
