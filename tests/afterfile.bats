@@ -361,3 +361,27 @@ run2() {
 	[ "${stderr_lines[4]}" = "700" ]
 	giving_up "${stderr_lines[5]}" 4 "exit 3" "RETRY_AFTER_FILE says stop"
 }
+
+# A $TMPDIR where the user can make nothing (a shared, read-only one)
+# passes to /tmp's kept directory, as a fresh one would go to /tmp: not a
+# directory made and removed for every attempt.
+@test "a \$TMPDIR that cannot be written passes to the kept directory in /tmp" {
+	[ "$(id -u)" = 0 ] || skip "needs root, to run retry as another user"
+	require_tool setpriv
+	local top
+	# Out of $WORK, whose parents only root may pass.
+	top=$(mktemp -d /tmp/retry-tmpdir.XXXXXX)
+	chmod 755 "$top"
+	mkdir -m 755 "$top/ro" && mkdir -m 777 "$top/out"
+	unset XDG_RUNTIME_DIR
+	TMPDIR=$top/ro run -3 --separate-stderr setpriv --reuid=65534 \
+	    --regid=65534 --clear-groups "$RETRY" -q -n 2 -b 0 -- \
+	    sh -c 'echo "$RETRY_AFTER_FILE" >>"$0"; exit 3' "$top/out/names"
+	[ "$stderr" = "" ]
+	run -0 cat "$top/out/names"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[0]} == /tmp/retry-after-65534/after.* ]]
+	[[ ${lines[1]} == /tmp/retry-after-65534/after.* ]]
+	[ "$(ls -A "$top/ro")" = "" ]
+	rm -r "$top"
+}

@@ -154,9 +154,12 @@ make_in(struct privdir *d, const char *base, const char *name)
 
 /*
  * The kept directory: NAME in $XDG_RUNTIME_DIR, else NAME-UID in $TMPDIR
- * or else /tmp (as tmux keeps its sockets), whichever base is safe first:
- * 0 or an errno (ENOENT: no base was), d->fd -1.  One that another user
- * made first is refused, and privdir_make() is left.
+ * or else /tmp (as tmux keeps its sockets), the first safe base where it
+ * can be opened: 0 or the last errno (ENOENT: no base was), d->fd -1.
+ * One that another user made first is refused, and privdir_make() is
+ * left: $TMPDIR is the user's word.  But a $TMPDIR where nothing can be
+ * made passes to /tmp, as privdir_make() would, rather than have a
+ * directory made there for every attempt.
  */
 int
 privdir_open(struct privdir *d, const char *name)
@@ -183,10 +186,13 @@ privdir_open(struct privdir *d, const char *name)
 	while (nd > 0)
 		own[n++] = digits[--nd];
 	own[n] = '\0';
-	/* The first safe base of the two only: $TMPDIR is the user's word. */
-	for (i = 1; i < sizeof(bases) / sizeof(bases[0]); i++)
-		if (bases[i] != NULL && safe_base(bases[i]))
-			return open_in(d, bases[i], own);
+	for (i = 1; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		if (bases[i] == NULL || !safe_base(bases[i]))
+			continue;
+		if ((error = open_in(d, bases[i], own)) != EACCES &&
+		    error != EROFS)
+			return error;
+	}
 	return error;
 }
 
