@@ -204,6 +204,20 @@ goes_without() {
  going on without retry budget 'api'" ]
 }
 
+# root under sudo -E keeps the user's XDG_RUNTIME_DIR, which the user may
+# rename: root's records there could be swapped for older ones.  Such a
+# base is passed over for /tmp/retry-0, without a word.
+@test "root with another user's XDG_RUNTIME_DIR keeps its state in /tmp/retry-0" {
+	guest_setup
+	local name=sudo-e-$$
+	chown retry-guest "$XDG_RUNTIME_DIR"
+	run -1 --separate-stderr "$RETRY" -q -n 1 --breaker="$name" -- false
+	[ "$stderr" = "" ]
+	[ ! -e "$STATE" ]
+	[[ $(cat "/tmp/retry-0/$name") == "retry-state 1 "*" failures=1 "* ]]
+	rm "/tmp/retry-0/$name"
+}
+
 # hold_lock: a process other than retry holds the lock on $STATE/api
 # until $WORK/done exists: a POSIX record lock, which conflicts with the
 # Linux build's OFD lock, or for the portable build, which locks with

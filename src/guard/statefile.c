@@ -36,6 +36,7 @@
 #include "os/clock.h"
 #include "os/defs.h"
 #include "os/fd.h"
+#include "os/privdir.h"
 #include "os/signals.h"
 #include "text/escape.h"
 #include "budget.h"
@@ -111,11 +112,18 @@ static bool
 dir_path(char *path, size_t len, char *why, size_t wlen)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
 	size_t end;
 	int n;
 
-	/* The XDG base directory spec: a relative path is to be ignored. */
-	if (xdg != NULL && *xdg == '/') {
+	/*
+	 * The XDG base directory spec: a relative path is to be ignored.
+	 * So is one that is there but that another user may rename along
+	 * the way (root's under sudo -E, in the user's), for /tmp's; one
+	 * that is not there is the user's to hear of.
+	 */
+	if (xdg != NULL && *xdg == '/' && (stat(xdg, &st) == -1 ||
+	    !S_ISDIR(st.st_mode) || privdir_safe_base(xdg))) {
 		/* Shown in warnings: "/run/user/1000/" gives no "//". */
 		for (end = strlen(xdg); end > 1 && xdg[end - 1] == '/'; end--)
 			;

@@ -62,10 +62,12 @@ safe_dir(const char *path)
  * Whether base, and every directory on the way to it, is safe: the
  * command gets a path, not retry's descriptor, so a link or a directory
  * that another user may rename anywhere along it would let them point
- * the command's writes into a directory of theirs.
+ * the command's writes into a directory of theirs.  statefile.c asks the
+ * same of the state's base: root under sudo -E must not keep its state
+ * where the user may rename it.
  */
-static bool
-safe_base(const char *base)
+bool
+privdir_safe_base(const char *base)
 {
 	char buf[PRIVDIR_PATH_MAX];
 	size_t n, i;
@@ -172,7 +174,7 @@ privdir_open(struct privdir *d, const char *name)
 	int error = ENOENT;
 
 	d->fd = -1;
-	if (bases[0] != NULL && safe_base(bases[0]) &&
+	if (bases[0] != NULL && privdir_safe_base(bases[0]) &&
 	    (error = open_in(d, bases[0], name)) == 0)
 		return 0;
 	if (n + sizeof(digits) + 1 > sizeof(own))
@@ -187,7 +189,7 @@ privdir_open(struct privdir *d, const char *name)
 		own[n++] = digits[--nd];
 	own[n] = '\0';
 	for (i = 1; i < sizeof(bases) / sizeof(bases[0]); i++) {
-		if (bases[i] == NULL || !safe_base(bases[i]))
+		if (bases[i] == NULL || !privdir_safe_base(bases[i]))
 			continue;
 		if ((error = open_in(d, bases[i], own)) != EACCES &&
 		    error != EROFS)
@@ -210,7 +212,7 @@ privdir_make(struct privdir *d, const char *name)
 
 	d->fd = -1;
 	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
-		if (bases[i] != NULL && safe_base(bases[i]) &&
+		if (bases[i] != NULL && privdir_safe_base(bases[i]) &&
 		    (error = make_in(d, bases[i], name)) == 0)
 			return 0;
 	return error;

@@ -1,7 +1,8 @@
 /*
  * privdir.h: what privdir.c offers its callers: directories that only
  * the user can enter, kept ($XDG_RUNTIME_DIR) or fresh ($TMPDIR, /tmp),
- * and the removal of what a command left in them.
+ * the removal of what a command left in them, and whether a base is out
+ * of other users' reach.
  */
 #ifndef PRIVDIR_H
 #define PRIVDIR_H
@@ -20,5 +21,6 @@ int		 privdir_make(struct privdir *d, const char *name);
 bool		 privdir_destroy(struct privdir *d, const char *name);
 bool		 privdir_check(struct privdir *d);
 bool		 privdir_remove(const struct privdir *d, const char *name);
+bool		 privdir_safe_base(const char *base);
 
 #endif /* PRIVDIR_H */
