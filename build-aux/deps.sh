@@ -5,7 +5,7 @@
 # and .ci/run (deps.sh packages FILE...).
 #
 # usage: deps.sh build             libbsd-dev, pkg-config, libhiredis-dev,
-#                                  libssl-dev
+#                                  libssl-dev, libwolfssl-dev
 #        deps.sh lacks             after a build: what ./retry lacks
 #        deps.sh check             those, and build-aux/packages-check.txt
 #        deps.sh packages FILE...  every package named in the FILEs (a
@@ -47,9 +47,10 @@ installed() {
 case $mode in
 build)
 	# hiredis and OpenSSL's headers too: a build without them refuses
-	# --budget=redis://... and rediss://...
-	want="libbsd-dev pkg-config libhiredis-dev libssl-dev"
-	build_ok && want="libhiredis-dev libssl-dev"
+	# --budget=redis://... and rediss://...; and wolfSSL's, the lighter
+	# of rediss://'s libraries, which make check's tests expect.
+	want="libbsd-dev pkg-config libhiredis-dev libssl-dev libwolfssl-dev"
+	build_ok && want="libhiredis-dev libssl-dev libwolfssl-dev"
 	;;
 check)
 	want="libbsd-dev pkg-config $(listed build-aux/packages-check.txt)"
