@@ -170,22 +170,9 @@ PROG	= retry
 
 all: $(PROG)
 
-# What the build found (hiredis, OpenSSL's and wolfSSL's headers), in a
-# file rewritten only when that changes: one of them installed after a
-# build (as make demo's closing note asks, or make check's tools) makes
-# retry be built again, not taken as up to date.
-FOUND	= build/found
-$(FOUND): found-probe
-	@mkdir -p build
-	@echo $(HIREDIS_CFLAGS) $(OPENSSL_CFLAGS) $(WOLFSSL_CFLAGS) \
-	    $(HIREDIS_LIBS) >$(FOUND).tmp
-	@if cmp -s $(FOUND).tmp $(FOUND); then \
-	    rm -f $(FOUND).tmp; else mv $(FOUND).tmp $(FOUND); fi
-found-probe:
-
 # The first line fails with a one-line hint where libbsd is needed and
 # missing.
-$(PROG): $(SRCS) $(HDRS) $(FOUND)
+$(PROG): $(SRCS) $(HDRS)
 	@$(LIBBSD) check $(CC) $(CFLAGS) $(LDFLAGS)
 	$(CC) $(WARN) $(ALL_CPPFLAGS) $(BSD_CFLAGS) $(HIREDIS_CFLAGS) \
 	    $(OPENSSL_CFLAGS) $(WOLFSSL_CFLAGS) $(OPTIMIZE) $(CFLAGS) \
@@ -288,5 +275,4 @@ clean:
 	rm -f retry $(TEST_HELPERS) src/guard/guard-lua.h
 	rm -rf build fuzz/out
 
-.PHONY: all demo check check-core test-helpers install uninstall clean \
-	found-probe
+.PHONY: all demo check check-core test-helpers install uninstall clean

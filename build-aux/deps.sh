@@ -64,10 +64,10 @@ lacks)
 		    grep -q "built without $2"
 	}
 	probe redis Redis && echo "retry: note: this build has no Redis" \
-	    "stores (redis://, unix://): install libhiredis-dev and run" \
-	    "make again" >&2
+	    "stores (redis://, unix://): install libhiredis-dev, then" \
+	    "rm retry && make" >&2
 	probe rediss TLS && echo "retry: note: this build has no TLS" \
-	    "(rediss://): install libssl-dev and run make again" >&2
+	    "(rediss://): install libssl-dev, then rm retry && make" >&2
 	exit 0
 	;;
 packages)
@@ -139,6 +139,9 @@ if [ "$run" != none ] && command -v apt-get >/dev/null 2>&1; then
 		[ -n "$left" ] || done_ok=true
 	fi
 fi
+# A retry built before the install lacks what the build now finds
+# (hiredis, OpenSSL's or wolfSSL's headers): make builds it again.
+[ "$run" != none ] && [ "$mode" != packages ] && rm -f retry
 $done_ok && exit 0
 
 case $mode in

@@ -39,8 +39,8 @@ masked() {
 	chmod +x "$WORK/retry"
 	run -0 --separate-stderr sh "$WORK/build-aux/deps.sh" lacks
 	[ "$output" = "" ]
-	[ "$stderr" = "retry: note: this build has no Redis stores (redis://, unix://): install libhiredis-dev and run make again
-retry: note: this build has no TLS (rediss://): install libssl-dev and run make again" ]
+	[ "$stderr" = "retry: note: this build has no Redis stores (redis://, unix://): install libhiredis-dev, then rm retry && make
+retry: note: this build has no TLS (rediss://): install libssl-dev, then rm retry && make" ]
 	# The build of this tree has both: nothing to say.
 	cd "$ROOT"
 	if grep -q 'built without' <(./retry -n 1 \
