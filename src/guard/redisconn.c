@@ -25,9 +25,10 @@
  * budget, and the most a peer that accepts and says nothing, or trickles
  * a byte at a time, can cost.  No wait passes the run's deadline (-m;
  * the guards' half of it before attempt 1), but for the run's end: a run
- * that -m ended still records it, within REDIS_TIMEOUT_MS, as the state
- * file keeps its lock's wait, so that a store that answers at once is
- * heard and a silent one costs half a second.  On any of these the caller
+ * that -m ended still records it, within REDIS_TIMEOUT_MS of -m for all
+ * its stores together, as the state file keeps its lock's wait, so that
+ * a store that answers at once is heard and silent ones cost half a
+ * second.  On any of these the caller
  * goes on without the budget or breaker rather than keep the command
  * waiting on Redis.
  * Nothing is ever sent twice: a step that ran out is not resent, so an
@@ -111,9 +112,13 @@ redis_step_begin(struct redis *r, long mark)
 		most = r->spent < most ? most - r->spent : 0;
 	r->ceiling = nsec_add(r->began, most);
 	limit = r->limit == NULL || *r->limit == 0 ? 0 : *r->limit;
-	/* Past -m: the run's end, recorded within the short allowance. */
-	if (limit != 0 && limit <= r->began)
-		limit = nsec_add(r->began, (nsec_t)REDIS_TIMEOUT_MS *
+	/*
+	 * Past -m, once attempt 1 has run: the run's end, recorded within
+	 * one short allowance from -m that every store's steps share.
+	 */
+	if (limit != 0 && limit <= r->began &&
+	    (r->opening == NULL || *r->opening == 0))
+		limit = nsec_add(limit, (nsec_t)REDIS_TIMEOUT_MS *
 		    NSEC_PER_MSEC);
 	r->cut = limit != 0 && limit < r->ceiling;
 	if (r->cut)
