@@ -385,3 +385,50 @@ run2() {
 	[ "$(ls -A "$top/ro")" = "" ]
 	rm -r "$top"
 }
+
+# A link that is the user's may still lead below another user's
+# directory, who could rename what the command writes into.
+@test "an XDG_RUNTIME_DIR whose link leads below another user's directory is passed over" {
+	[ "$(id -u)" = 0 ] || skip "needs root, to make a directory another user's"
+	TMPDIR=$WORK/tmp
+	export TMPDIR
+	mkdir -m 700 "$TMPDIR"
+	mkdir -m 755 "$WORK/theirs"
+	mkdir -m 700 "$WORK/theirs/mine"
+	chown nobody "$WORK/theirs"
+	ln -s "$WORK/theirs/mine" "$WORK/link"
+	XDG_RUNTIME_DIR=$WORK/link run2
+	[[ $stderr != *RETRY_AFTER_FILE* ]]
+	run -0 cut -d' ' -f2 "$WORK/names"
+	[[ ${lines[0]} == "$TMPDIR"/retry-after-"$(id -u)"/after.* ]]
+	[ "$(ls -A "$WORK/theirs/mine")" = "" ]
+	# The same directory, its parent root's: taken.
+	chown root "$WORK/theirs"
+	rm "$WORK/names"
+	XDG_RUNTIME_DIR=$WORK/link run2
+	run -0 cut -d' ' -f2 "$WORK/names"
+	[[ ${lines[0]} == "$WORK"/link/retry-after/after.* ]]
+}
+
+# Another user's directory in $TMPDIR that the user cannot even open
+# (0700) is refused as one the user can open is: a fresh directory in
+# $TMPDIR, not a pass to /tmp as for a $TMPDIR where nothing can be made.
+@test "another user's closed directory in \$TMPDIR leaves a fresh one there" {
+	[ "$(id -u)" = 0 ] || skip "needs root, to run retry as another user"
+	require_tool setpriv
+	local top
+	top=$(mktemp -d /tmp/retry-tmpdir.XXXXXX)
+	chmod 1777 "$top"
+	mkdir -m 700 "$top/retry-after-65534"
+	mkdir -m 777 "$top/out"
+	unset XDG_RUNTIME_DIR
+	TMPDIR=$top run -3 --separate-stderr setpriv --reuid=65534 \
+	    --regid=65534 --clear-groups "$RETRY" -q -n 2 -b 0 -- \
+	    sh -c 'echo "$RETRY_AFTER_FILE" >>"$0"; exit 3' "$top/out/names"
+	[ "$stderr" = "" ]
+	run -0 cat "$top/out/names"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[0]} == "$top"/retry-after.??????/after.* ]]
+	[[ ${lines[1]} == "$top"/retry-after.??????/after.* ]]
+	rm -r "$top"
+}

@@ -24,6 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,17 +40,21 @@
  * Whether path, one directory of base's, is one where others cannot swap
  * our entries: the user's or root's (and so is a link, as macOS's /tmp
  * is, to one), and open to others' writes only with the sticky bit.
+ * *linked is set where path is a link.
  */
 static bool
-safe_dir(const char *path)
+safe_dir(const char *path, bool *linked)
 {
 	struct stat st;
 
 	if (lstat(path, &st) == -1)
 		return false;
-	if (S_ISLNK(st.st_mode) && ((st.st_uid != geteuid() &&
-	    st.st_uid != 0) || stat(path, &st) == -1))
-		return false;
+	if (S_ISLNK(st.st_mode)) {
+		*linked = true;
+		if ((st.st_uid != geteuid() && st.st_uid != 0) ||
+		    stat(path, &st) == -1)
+			return false;
+	}
 	if (!S_ISDIR(st.st_mode))
 		return false;
 	if (st.st_uid != geteuid() && st.st_uid != 0)
@@ -58,18 +63,11 @@ safe_dir(const char *path)
 	    (st.st_mode & S_ISVTX) != 0;
 }
 
-/*
- * Whether base, and every directory on the way to it, is safe: the
- * command gets a path, not retry's descriptor, so a link or a directory
- * that another user may rename anywhere along it would let them point
- * the command's writes into a directory of theirs.  statefile.c asks the
- * same of the state's base: root under sudo -E must not keep its state
- * where the user may rename it.
- */
-bool
-privdir_safe_base(const char *base)
+/* Every directory on the way to base, and base, safe_dir(). */
+static bool
+safe_path(const char *base, bool *linked)
 {
-	char buf[PRIVDIR_PATH_MAX];
+	char buf[PATH_MAX];
 	size_t n, i;
 
 	if (base == NULL || *base != '/' ||
@@ -79,11 +77,34 @@ privdir_safe_base(const char *base)
 	for (i = 1; i <= n; i++)
 		if (buf[i] == '/' || buf[i] == '\0') {
 			buf[i] = '\0';
-			if (i > 1 && buf[i - 1] != '/' && !safe_dir(buf))
+			if (i > 1 && buf[i - 1] != '/' &&
+			    !safe_dir(buf, linked))
 				return false;
 			buf[i] = base[i];
 		}
-	return safe_dir("/");
+	return safe_dir("/", linked);
+}
+
+/*
+ * Whether base, and every directory on the way to it, is safe: the
+ * command gets a path, not retry's descriptor, so a link or a directory
+ * that another user may rename anywhere along it would let them point
+ * the command's writes into a directory of theirs.  A link's target may
+ * lie below such a directory too: where the path has a link, the path
+ * it resolves to is checked as well.  statefile.c asks the same of the
+ * state's base: root under sudo -E must not keep its state where the
+ * user may rename it.
+ */
+bool
+privdir_safe_base(const char *base)
+{
+	char real[PATH_MAX];
+	bool linked = false;
+
+	if (!safe_path(base, &linked))
+		return false;
+	return !linked || (realpath(base, real) != NULL &&
+	    safe_path(real, &linked));
 }
 
 /*
@@ -118,8 +139,9 @@ open_in(struct privdir *d, const char *base, const char *name)
 		return errno;
 	d->fd = fd_above_stdio(open(d->path, O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC));
+	/* There, and closed to the user: another's (0700), refused. */
 	if (d->fd == -1)
-		return errno;
+		return errno == EACCES ? EPERM : errno;
 	if (fstat(d->fd, &st) == 0 && st.st_uid == geteuid() &&
 	    (st.st_mode & 077) == 0)
 		return 0;
@@ -160,8 +182,8 @@ make_in(struct privdir *d, const char *base, const char *name)
  * can be opened: 0 or the last errno (ENOENT: no base was), d->fd -1.
  * One that another user made first is refused, and privdir_make() is
  * left: $TMPDIR is the user's word.  But a $TMPDIR where nothing can be
- * made passes to /tmp, as privdir_make() would, rather than have a
- * directory made there for every attempt.
+ * made (not writable, read-only, full) passes to /tmp, as privdir_make()
+ * would, rather than have a directory made there for every attempt.
  */
 int
 privdir_open(struct privdir *d, const char *name)
@@ -191,8 +213,9 @@ privdir_open(struct privdir *d, const char *name)
 	for (i = 1; i < sizeof(bases) / sizeof(bases[0]); i++) {
 		if (bases[i] == NULL || !privdir_safe_base(bases[i]))
 			continue;
-		if ((error = open_in(d, bases[i], own)) != EACCES &&
-		    error != EROFS)
+		error = open_in(d, bases[i], own);
+		if (error != EACCES && error != EROFS && error != ENOSPC &&
+		    error != EDQUOT)
 			return error;
 	}
 	return error;
