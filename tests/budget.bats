@@ -210,6 +210,7 @@ goes_without() {
 @test "root with another user's XDG_RUNTIME_DIR keeps its state in /tmp/retry-0" {
 	guest_setup
 	local name=sudo-e-$$
+	# shellcheck disable=SC2031 # set by setup() in this test's subshell
 	chown retry-guest "$XDG_RUNTIME_DIR"
 	run -1 --separate-stderr "$RETRY" -q -n 1 --breaker="$name" -- false
 	[ "$stderr" = "" ]
