@@ -362,28 +362,40 @@ run2() {
 	giving_up "${stderr_lines[5]}" 4 "exit 3" "RETRY_AFTER_FILE says stop"
 }
 
+# nobody_top MODE: a fresh directory of /tmp's in $TOP, with MODE, for
+# the runs of as_nobody (root only: $WORK's parents only root may pass).
+nobody_top() {
+	[ "$(id -u)" = 0 ] || skip "needs root, to run retry as another user"
+	require_tool setpriv
+	TOP=$(mktemp -d /tmp/retry-tmpdir.XXXXXX)
+	chmod "$1" "$TOP"
+}
+
+# as_nobody TMPDIR TOP: retry -n 2, run as nobody (uid 65534) without
+# $XDG_RUNTIME_DIR and with TMPDIR, each attempt's RETRY_AFTER_FILE
+# appended to TOP/out/names.
+as_nobody() {
+	mkdir -m 777 "$2/out"
+	run -3 --separate-stderr env -u XDG_RUNTIME_DIR TMPDIR="$1" \
+	    setpriv --reuid=65534 --regid=65534 --clear-groups "$RETRY" -q \
+	    -n 2 -b 0 -- sh -c 'echo "$RETRY_AFTER_FILE" >>"$0"; exit 3' \
+	    "$2/out/names"
+	[ "$stderr" = "" ]
+}
+
 # A $TMPDIR where the user can make nothing (a shared, read-only one)
 # passes to /tmp's kept directory, as a fresh one would go to /tmp: not a
 # directory made and removed for every attempt.
 @test "a \$TMPDIR that cannot be written passes to the kept directory in /tmp" {
-	[ "$(id -u)" = 0 ] || skip "needs root, to run retry as another user"
-	require_tool setpriv
-	local top
-	# Out of $WORK, whose parents only root may pass.
-	top=$(mktemp -d /tmp/retry-tmpdir.XXXXXX)
-	chmod 755 "$top"
-	mkdir -m 755 "$top/ro" && mkdir -m 777 "$top/out"
-	unset XDG_RUNTIME_DIR
-	TMPDIR=$top/ro run -3 --separate-stderr setpriv --reuid=65534 \
-	    --regid=65534 --clear-groups "$RETRY" -q -n 2 -b 0 -- \
-	    sh -c 'echo "$RETRY_AFTER_FILE" >>"$0"; exit 3' "$top/out/names"
-	[ "$stderr" = "" ]
-	run -0 cat "$top/out/names"
+	nobody_top 755
+	mkdir -m 755 "$TOP/ro"
+	as_nobody "$TOP/ro" "$TOP"
+	run -0 cat "$TOP/out/names"
 	[ "${#lines[@]}" -eq 2 ]
 	[[ ${lines[0]} == /tmp/retry-after-65534/after.* ]]
 	[[ ${lines[1]} == /tmp/retry-after-65534/after.* ]]
-	[ "$(ls -A "$top/ro")" = "" ]
-	rm -r "$top"
+	[ "$(ls -A "$TOP/ro")" = "" ]
+	rm -r "$TOP"
 }
 
 # A link that is the user's may still lead below another user's
@@ -414,21 +426,12 @@ run2() {
 # (0700) is refused as one the user can open is: a fresh directory in
 # $TMPDIR, not a pass to /tmp as for a $TMPDIR where nothing can be made.
 @test "another user's closed directory in \$TMPDIR leaves a fresh one there" {
-	[ "$(id -u)" = 0 ] || skip "needs root, to run retry as another user"
-	require_tool setpriv
-	local top
-	top=$(mktemp -d /tmp/retry-tmpdir.XXXXXX)
-	chmod 1777 "$top"
-	mkdir -m 700 "$top/retry-after-65534"
-	mkdir -m 777 "$top/out"
-	unset XDG_RUNTIME_DIR
-	TMPDIR=$top run -3 --separate-stderr setpriv --reuid=65534 \
-	    --regid=65534 --clear-groups "$RETRY" -q -n 2 -b 0 -- \
-	    sh -c 'echo "$RETRY_AFTER_FILE" >>"$0"; exit 3' "$top/out/names"
-	[ "$stderr" = "" ]
-	run -0 cat "$top/out/names"
+	nobody_top 1777
+	mkdir -m 700 "$TOP/retry-after-65534"
+	as_nobody "$TOP" "$TOP"
+	run -0 cat "$TOP/out/names"
 	[ "${#lines[@]}" -eq 2 ]
-	[[ ${lines[0]} == "$top"/retry-after.??????/after.* ]]
-	[[ ${lines[1]} == "$top"/retry-after.??????/after.* ]]
-	rm -r "$top"
+	[[ ${lines[0]} == "$TOP"/retry-after.??????/after.* ]]
+	[[ ${lines[1]} == "$TOP"/retry-after.??????/after.* ]]
+	rm -r "$TOP"
 }
