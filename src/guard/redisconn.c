@@ -28,9 +28,8 @@
  * that -m ended still records it, within REDIS_TIMEOUT_MS of -m for all
  * its stores together, as the state file keeps its lock's wait, so that
  * a store that answers at once is heard and silent ones cost half a
- * second.  On any of these the caller
- * goes on without the budget or breaker rather than keep the command
- * waiting on Redis.
+ * second.  On any of these the caller goes on without the budget or
+ * breaker rather than keep the command waiting on Redis.
  * Nothing is ever sent twice: a step that ran out is not resent, so an
  * update the server may have made counts once, and the run goes on as
  * if it had been allowed.
