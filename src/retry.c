@@ -134,7 +134,7 @@ static void
 release_output(struct run *r, long long k, bool final, enum run_end how)
 {
 	struct held *herr = streams_held(r->streams, MATCH_STDERR);
-	int rc;
+	int rc, sig;
 
 	rc = final ? held_flush(r->sigs, herr, STDERR_FILENO, r->deadline) :
 	    held_flush_failed(r->sigs, herr, &r->failed[1], r->deadline);
@@ -146,6 +146,13 @@ release_output(struct run *r, long long k, bool final, enum run_end how)
 	    MATCH_STDOUT), &r->failed[0], r->deadline);
 	if (rc > 0)
 		stopped(r, k, rc);
+	/*
+	 * A stop that came after the attempt ended, in a wait for a line of
+	 * the log or for a guard, did not reach the command: it ends retry,
+	 * as one during the copy would, whatever the copy passed on.
+	 */
+	if (final && how != RUN_STOPPED && (sig = signals_stop()) != 0)
+		stopped(r, k, sig);
 	/* EAGAIN: a stop came, and a stalled reader is not waited for. */
 	if (rc == 0 || !final || errno == EAGAIN)
 		return;

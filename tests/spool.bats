@@ -675,6 +675,46 @@ stalled_json() {
 	[[ $(untimed "$(cat "$WORK/err")") =~ ^'retry: stopped by TERM '('during attempt 1/5 after'|'after attempt 1/5 in')' Ts'$ ]]
 }
 
+# childless PID: PID has reaped every child (a zombie is still listed).
+childless() {
+	[[ -z $(<"/proc/$1/task/$1/children") ]]
+}
+
+# A stop taken after the attempt ended, in the wait for -v's line on a
+# stderr that nobody reads, reached no command: retry dies by it, where
+# it used to pass on what fitted of the output and exit 0.
+@test "-O -v: a signal taken after a success, while a line waits, ends retry" {
+	require_linux_capability "a non-blocking open of stderr's pipe"
+	[[ -r /proc/self/task/$$/children ]] ||
+	    skip "no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)"
+	local pid rc=0 out bg
+
+	mkfifo "$WORK/fifo" "$WORK/outfifo"
+	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -v -O -n 1 -- \
+	    sh -c 'head -c 1048576 "$1"; '"${STALL_CMD%exit 1}"'exit 0' \
+	    "$WORK/done" "$INPUTS/input.$MIB" \
+	    2>"$WORK/fifo" >"$WORK/outfifo" 3>&- &
+	bg=$!
+	exec 4<"$WORK/fifo" 5<"$WORK/outfifo"	# readers that read nothing
+	wait_for_file "$WORK/done"
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	poll_until 10 childless "$pid"
+	kill -TERM "$pid"
+	wait_gone "$pid" 5 || rc=$?
+	out=$(timeout 5 cat <&5 | wc -c)
+	timeout 5 cat <&4 >"$WORK/err"
+	exec 4<&- 5<&-
+	wait "$bg"
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	# The command's bytes after -v's first line, then nothing.
+	[ "$(head -n 1 "$WORK/err")" = "retry: attempt 1/1 starting" ]
+	[ "$(tail -n +2 "$WORK/err" | tr -d '\0')" = "" ]
+	# What the reader had room for, no more.
+	[ "$out" -le 1048576 ]
+}
+
 # ---- timeouts, signals, temporary files --------------------------------
 
 @test "-I -O: a timed-out attempt's input and output are a failed one's" {
