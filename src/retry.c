@@ -120,7 +120,14 @@ decide(const struct config *cfg, const struct outcome *o)
 	return STOP;
 }
 
-static _Noreturn void stopped(struct run *, long long, int);
+/* A stop signal came after attempt k ended: retry dies by it. */
+static _Noreturn void
+stopped(struct run *r, long long k, int sig)
+{
+	guards_end(&r->guards, RUN_STOPPED);
+	log_stopped(&r->log, k, false, sig, 128 + sig, mono_now() - r->t0);
+	die_by_signal(sig);
+}
 
 /*
  * Sends the held output of attempt k on: when it is the final one of a
@@ -129,28 +136,22 @@ static _Noreturn void stopped(struct run *, long long, int);
  * say.  A stderr that cannot take it is not retry's to report; a reader
  * of stdout gone ends retry by SIGPIPE, as it would the command, and what
  * --max-time leaves unwritten is lost (125), once the breaker heard how.
+ * A stop that came after the attempt ended (in a wait for the log or a
+ * guard) reached no command: retry dies by it, whatever was passed on.
  */
 static void
 release_output(struct run *r, long long k, bool final, enum run_end how)
 {
-	struct held *herr = streams_held(r->streams, MATCH_STDERR);
+	struct held *herr = streams_held(r->streams, MATCH_STDERR),
+	    *hout = streams_held(r->streams, MATCH_STDOUT);
 	int rc, sig;
 
 	rc = final ? held_flush(r->sigs, herr, STDERR_FILENO, r->deadline) :
 	    held_flush_failed(r->sigs, herr, &r->failed[1], r->deadline);
-	if (rc > 0)
+	if (rc > 0 || (rc = final ? held_flush(r->sigs, hout, STDOUT_FILENO,
+	    r->deadline) : held_flush_failed(r->sigs, hout, &r->failed[0],
+	    r->deadline)) > 0)
 		stopped(r, k, rc);
-	rc = final ? held_flush(r->sigs, streams_held(r->streams,
-	    MATCH_STDOUT), STDOUT_FILENO, r->deadline) :
-	    held_flush_failed(r->sigs, streams_held(r->streams,
-	    MATCH_STDOUT), &r->failed[0], r->deadline);
-	if (rc > 0)
-		stopped(r, k, rc);
-	/*
-	 * A stop that came after the attempt ended, in a wait for a line of
-	 * the log or for a guard, did not reach the command: it ends retry,
-	 * as one during the copy would, whatever the copy passed on.
-	 */
 	if (final && how != RUN_STOPPED && (sig = signals_stop()) != 0)
 		stopped(r, k, sig);
 	/* EAGAIN: a stop came, and a stalled reader is not waited for. */
@@ -163,15 +164,6 @@ release_output(struct run *r, long long k, bool final, enum run_end how)
 		errx(EXIT_CANCELED, "standard output: not written within "
 		    "--max-time");
 	err(EXIT_CANCELED, "standard output");
-}
-
-/* A stop signal came after attempt k, between attempts: retry dies by it. */
-static _Noreturn void
-stopped(struct run *r, long long k, int sig)
-{
-	guards_end(&r->guards, RUN_STOPPED);
-	log_stopped(&r->log, k, false, sig, 128 + sig, mono_now() - r->t0);
-	die_by_signal(sig);
 }
 
 /* Runs hook h after attempt k; a stop signal during it ends the run. */
