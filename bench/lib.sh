@@ -78,7 +78,7 @@ build_helpers() {
 	# Named from the checkout, so that no machine's path is written.
 	RETRY_BUILT=$RETRY RETRY=$BIN/retry
 	[[ $RETRY_BUILT == "$ROOT"/* ]] && RETRY_BUILT=./${RETRY_BUILT#"$ROOT"/}
-	for h in floor loop nap herd spoolfloor; do
+	for h in floor loop nap herd spoolfloor holdfloor; do
 		"$CC" "${flags[@]}" -o "$BIN/$h" "$BENCH/$h.c" ||
 		    die "cannot compile bench/$h.c"
 	done

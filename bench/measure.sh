@@ -205,16 +205,21 @@ bench_hold() {
 	say "4a/6 -O: $PIPE_SIZE held, beside cat FILE > held && cat held | cat"
 	head -c "$PIPE_SIZE" /dev/zero >"$TMP/hold-src"
 	cp "$TMP/hold-src" "$TMP/hold-held"
-	HF_NAMES=(held-bound retry-O-file)
+	# holdfloor: the same two copies with the attempt's stdout a pipe,
+	# as -O's is, where the bound's cat copies within the kernel.
+	HF_NAMES=(held-bound retry-O-file hold-floor)
 	HF_CMDS=("cat $(q "$TMP/hold-src") >$(q "$TMP/hold-held") &&
 	    cat $(q "$TMP/hold-held") | cat >/dev/null"
-	    "$(q "$RETRY") -n1 -O -- cat $(q "$TMP/hold-src") | cat >/dev/null")
+	    "$(q "$RETRY") -n1 -O -- cat $(q "$TMP/hold-src") | cat >/dev/null"
+	    "cat $(q "$TMP/hold-src") | $(q "$BIN/holdfloor") | cat >/dev/null")
 	hf_rounds "$json" "$PIPE_RUNS" --runs 1 --prepare sync
 	rm -f "$TMP/hold-src" "$TMP/hold-held"
 	P_HELD_BOUND=$(median_of "$json" held-bound)
 	P_O_FILE=$(median_of "$json" retry-O-file)
+	P_HOLD_FLOOR=$(median_of "$json" hold-floor)
 	R_HOLD=$(calc '%.3f' "$P_O_FILE / $P_HELD_BOUND")
-	fig P_HELD_BOUND P_O_FILE R_HOLD
+	R_HOLD_FLOOR=$(calc '%.3f' "$P_HOLD_FLOOR / $P_HELD_BOUND")
+	fig P_HELD_BOUND P_O_FILE R_HOLD P_HOLD_FLOOR R_HOLD_FLOOR
 }
 
 # --- 4b. waiting for leftovers ----------------------------------------------
