@@ -425,6 +425,20 @@ retry: succeeded on attempt 3/5 after Ts" ]
 	assert_tmpdir_empty
 }
 
+# Each attempt after one that wrote gets a new held file; where none can
+# be made ($TMPDIR gone), the old one is emptied instead, and none of
+# attempt 1's longer output is left behind attempt 2's.
+@test "-O: with \$TMPDIR gone after attempt 1, attempt 2's output is whole" {
+	mkdir "$WORK/tdir"
+	TMPDIR=$WORK/tdir run -0 --separate-stderr "$RETRY" -O -b 0 -n 2 -- \
+	    sh -c 'if [ -d "$TMPDIR" ]; then printf "out 1, longer\n"
+		rm -rf "$TMPDIR"; exit 1; fi; echo "out 2"'
+	[ "$output" = "out 2" ]
+	[ "$(untimed "$stderr")" = "out 1, longer
+retry: attempt 1/2 failed (exit 1), next in 0.000s
+retry: succeeded on attempt 2/2 after Ts" ]
+}
+
 @test "-O: no success: stdout has the last attempt, stderr the others" {
 	run -1 --separate-stderr "$RETRY" -O -b 0 -n 3 -- sh -c "$HOLD" 99
 	[ "$output" = "out 3" ]
