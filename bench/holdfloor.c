@@ -3,7 +3,8 @@
  * It moves its standard input, a pipe, into an unlinked temporary file
  * in $TMPDIR (or /tmp) with splice(2), 1 MiB at a time, and at its end
  * moves the file to its standard output, a pipe too, the same way: the
- * two copies of `retry -O`, with nothing else.  The bound that issue 37
+ * two copies of `retry -O`, with nothing else.  Both pipes hold 1 MiB,
+ * as retry makes the ones it reads and writes where it may.  The bound that issue 37
  * sets, `cat FILE > held && cat held | cat`, lets cat copy FILE into the
  * held file within the kernel (copy_file_range(2)); a command writing
  * into a pipe cannot, and held.c says why the stdout of an attempt is a
@@ -24,6 +25,8 @@ main(void)
 	ssize_t n;
 	int fd;
 
+	(void)fcntl(STDIN_FILENO, F_SETPIPE_SZ, 1 << 20);
+	(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, 1 << 20);
 	if (dir == NULL || *dir == '\0')
 		dir = "/tmp";
 	if ((fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) == -1)
