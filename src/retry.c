@@ -47,7 +47,6 @@
 
 extern char **environ;
 
-
 /* Everything one run of the attempt loop needs. */
 struct run {
 	const struct config *cfg;
@@ -280,20 +279,6 @@ read_head(struct run *r, long long k, struct outcome *o)
 	}
 }
 
-/*
- * Why a sleep from now to now + sleep cannot be had within --max-time:
- * the deadline passed already, or the sleep would pass it; NULL if it
- * can.
- */
-static const char *
-past_max_time(const struct run *r, nsec_t now, nsec_t sleep)
-{
-	if (r->deadline == 0 || nsec_add(now, sleep) < r->deadline)
-		return NULL;
-	return now >= r->deadline ? "--max-time reached" :
-	    "the next sleep would pass --max-time";
-}
-
 /* A stop signal came before attempt 1: the run ends before it. */
 static _Noreturn void
 stop_before_start(struct run *r, bool splay, int sig)
@@ -321,7 +306,8 @@ may_start(struct run *r, long long k, bool retry)
 			stop_before_start(r, false, sig);
 		stopped(r, k - 1, sig);
 	}
-	return !retry || past_max_time(r, mono_now(), 0) == NULL;
+	return !retry ||
+	    after_past_max_time(r->deadline, mono_now(), 0) == NULL;
 }
 
 /*
@@ -428,7 +414,7 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	if (server > 0)
 		sleep = nsec_add(sleep, server);
 	now = mono_now();
-	if ((why = past_max_time(r, now, sleep)) != NULL)
+	if ((why = after_past_max_time(r->deadline, now, sleep)) != NULL)
 		return why;
 	if (r->leftovers == LEFTOVERS_UNSEEN && !r->told_unseen) {
 		r->told_unseen = true;
@@ -440,14 +426,14 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline)) != 0)
 		stopped(r, k, sig);
 	/* Leftovers can take --kill-after to clear: past the deadline? */
-	if ((why = past_max_time(r, mono_now(), 0)) != NULL)
+	if ((why = after_past_max_time(r->deadline, mono_now(), 0)) != NULL)
 		return why;
 	release_output(r, k, false, RUN_GAVE_UP);
 	log_retrying(&r->log, k, o, &(struct log_sleep){ sleep,
 	    backoff_window(&r->cfg->sched, step), &r->cfg->sched.jitter, server,
 	    server >= 0 ? label : NULL });
 	/* Its line can wait for a stalled reader up to the deadline. */
-	if ((why = past_max_time(r, mono_now(), 0)) != NULL)
+	if ((why = after_past_max_time(r->deadline, mono_now(), 0)) != NULL)
 		return why;
 	if (r->cfg->on_retry != NULL) {
 		/* The hook is no part of the backoff: the whole sleep follows. */
@@ -455,7 +441,8 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 		    r->envp, outcome_status(o), sleep, r->deadline,
 		    r->cfg->kill_after }, k);
 		now = mono_now();
-		if ((why = past_max_time(r, now, sleep)) != NULL)
+		if ((why = after_past_max_time(r->deadline, now, sleep)) !=
+		    NULL)
 			return why;
 	}
 	sig = attempt_sleep(r->sigs, nsec_add(now, sleep),
