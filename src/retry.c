@@ -565,6 +565,8 @@ admit(struct run *r, const struct config *cfg)
 	r->t0 = mono_now();
 	if (cfg->max_time != 0)
 		r->deadline = nsec_add(r->t0, cfg->max_time);
+	/* A guard's warning waits for a reader of stderr: not past -m. */
+	log_bound_waits(&r->log, r->sigs, r->deadline);
 	guards_limit(&r->guards, r->deadline == 0 ? 0 :
 	    nsec_add(r->t0, cfg->max_time / 2));
 	if (!guards_admit(&r->guards, &wait)) {
@@ -627,7 +629,6 @@ main(int argc, char *argv[])
 	    NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
 	admit(&run, &cfg);
-	log_bound_waits(&run.log, run.sigs, run.deadline);
 	log_start(&run.log, &(struct log_run){ cfg.argv, cfg.attempts,
 	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options, cfg.stall,
 	    splay },

@@ -82,7 +82,7 @@ log_put(struct log *lg, int fd, const char *s, size_t len)
 /*
  * Messages to a terminal go to a non-blocking open of it, whose writes
  * log_put() bounds: a terminal nobody reads must not stop retry.
- * Errors go there too.  Elsewhere, a pipe on stderr is errout.c's.
+ * Elsewhere, a pipe on stderr is errout.c's.  Errors go to either.
  */
 static void
 open_terminal(struct log *lg)
@@ -90,9 +90,8 @@ open_terminal(struct log *lg)
 	lg->fd = STDERR_FILENO;
 	lg->tty = fd_tty_nonblock(STDERR_FILENO);
 	errout_open(&lg->err, lg->tty);
-	if (lg->tty == -1)
-		return;
-	lg->fd = lg->tty;
+	if (lg->tty != -1)
+		lg->fd = lg->tty;
 	errout_bound_stderr(&lg->err);
 }
 
