@@ -211,13 +211,16 @@ conclude(struct run *r, long long k, const struct outcome *o,
 /*
  * The run ends after attempt k with outcome o, as e says: the held
  * output goes to stdout, the guards and the log are told, and retry
- * exits as the final attempt did.  A stop signal during it, or
- * --until-failure with every attempt a success, ends it otherwise.
+ * exits as the final attempt did.  A stop signal during it (the breaker's
+ * wait for its store too), or --until-failure with every attempt a
+ * success, ends it otherwise.
  */
 static _Noreturn void
 finish(struct run *r, long long k, const struct outcome *o,
     const struct end *e)
 {
+	int sig;
+
 	release_output(r, k, true, e->how);
 	guards_end(&r->guards, e->how);
 	if (e->how == RUN_STOPPED) {
@@ -225,6 +228,8 @@ finish(struct run *r, long long k, const struct outcome *o,
 		    outcome_status(o), mono_now() - r->t0);
 		outcome_exit(o);
 	}
+	if ((sig = signals_stop()) != 0)
+		stopped(r, k, sig);
 	if (e->how == RUN_SUCCEEDED && r->cfg->until_failure) {
 		log_all_succeeded(&r->log, k, e->why, mono_now() - r->t0);
 		exit(0);
