@@ -58,7 +58,9 @@ open_append(const char *path, const char *what)
 
 /*
  * $GITHUB_OUTPUT, readable too where it can be, so that the outputs can
- * start on a line of their own after a step that left no newline.
+ * start on a line of their own after a step that left no newline.  A
+ * FIFO there that nobody empties holds the outputs a second at most, not
+ * retry for ever in write(2), deaf to -m and TERM.
  */
 static int
 open_gh_output(const char *path)
@@ -66,7 +68,10 @@ open_gh_output(const char *path)
 	int fd;
 
 	fd = fd_above_stdio(open(path, O_RDWR | O_APPEND | O_CLOEXEC));
-	return fd != -1 ? fd : open_append(path, "GITHUB_OUTPUT");
+	if (fd == -1)
+		fd = open_append(path, "GITHUB_OUTPUT");
+	(void)fd_own_nonblock(fd);
+	return fd;
 }
 
 /*
