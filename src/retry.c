@@ -137,8 +137,9 @@ stopped(struct run *r, long long k, int sig)
  * --max-time leaves unwritten is lost (125), once the breaker heard how.
  * A stop that came after the attempt ended (in a wait for the log or a
  * guard) reached no command: retry dies by it, whatever was passed on.
+ * Returns whether a stop cut stdout's short: its reader had no room.
  */
-static void
+static bool
 release_output(struct run *r, long long k, bool final, enum run_end how)
 {
 	struct held *herr = streams_held(r->streams, MATCH_STDERR),
@@ -155,7 +156,7 @@ release_output(struct run *r, long long k, bool final, enum run_end how)
 		stopped(r, k, sig);
 	/* EAGAIN: a stop came, and a stalled reader is not waited for. */
 	if (rc == 0 || !final || errno == EAGAIN)
-		return;
+		return rc != 0;
 	guards_end(&r->guards, how);	/* errno kept */
 	if (errno == EPIPE && signals_sigpipe_default(r->sigs))
 		die_by_signal(SIGPIPE);
@@ -211,21 +212,23 @@ conclude(struct run *r, long long k, const struct outcome *o,
 /*
  * The run ends after attempt k with outcome o, as e says: the held
  * output goes to stdout, the guards and the log are told, and retry
- * exits as the final attempt did.  A stop signal during it (the breaker's
- * wait for its store too), or --until-failure with every attempt a
- * success, ends it otherwise.
+ * exits as the final attempt did.  A stop signal during it, or
+ * --until-failure with every attempt a success, ends it otherwise; so
+ * does a stop that cut the held output short: never an exit 0 on that.
  */
 static _Noreturn void
 finish(struct run *r, long long k, const struct outcome *o,
     const struct end *e)
 {
-	int sig;
+	bool cut = release_output(r, k, true, e->how);
+	int sig = o->stop_signal;
 
-	release_output(r, k, true, e->how);
 	guards_end(&r->guards, e->how);
 	if (e->how == RUN_STOPPED) {
-		log_stopped(&r->log, k, true, o->stop_signal,
+		log_stopped(&r->log, k, true, sig, cut ? 128 + sig :
 		    outcome_status(o), mono_now() - r->t0);
+		if (cut)
+			die_by_signal(sig);
 		outcome_exit(o);
 	}
 	if ((sig = signals_stop()) != 0)
