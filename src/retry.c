@@ -47,7 +47,6 @@
 
 extern char **environ;
 
-
 /* Everything one run of the attempt loop needs. */
 struct run {
 	const struct config *cfg;
@@ -138,8 +137,9 @@ stopped(struct run *r, long long k, int sig)
  * --max-time leaves unwritten is lost (125), once the breaker heard how.
  * A stop that came after the attempt ended (in a wait for the log or a
  * guard) reached no command: retry dies by it, whatever was passed on.
+ * Returns whether a stop cut stdout's short: its reader had no room.
  */
-static void
+static bool
 release_output(struct run *r, long long k, bool final, enum run_end how)
 {
 	struct held *herr = streams_held(r->streams, MATCH_STDERR),
@@ -156,7 +156,7 @@ release_output(struct run *r, long long k, bool final, enum run_end how)
 		stopped(r, k, sig);
 	/* EAGAIN: a stop came, and a stalled reader is not waited for. */
 	if (rc == 0 || !final || errno == EAGAIN)
-		return;
+		return rc != 0;
 	guards_end(&r->guards, how);	/* errno kept */
 	if (errno == EPIPE && signals_sigpipe_default(r->sigs))
 		die_by_signal(SIGPIPE);
@@ -213,19 +213,26 @@ conclude(struct run *r, long long k, const struct outcome *o,
  * The run ends after attempt k with outcome o, as e says: the held
  * output goes to stdout, the guards and the log are told, and retry
  * exits as the final attempt did.  A stop signal during it, or
- * --until-failure with every attempt a success, ends it otherwise.
+ * --until-failure with every attempt a success, ends it otherwise; so
+ * does a stop that cut the held output short: never an exit 0 on that.
  */
 static _Noreturn void
 finish(struct run *r, long long k, const struct outcome *o,
     const struct end *e)
 {
-	release_output(r, k, true, e->how);
+	bool cut = release_output(r, k, true, e->how);
+	int sig = o->stop_signal;
+
 	guards_end(&r->guards, e->how);
 	if (e->how == RUN_STOPPED) {
-		log_stopped(&r->log, k, true, o->stop_signal,
+		log_stopped(&r->log, k, true, sig, cut ? 128 + sig :
 		    outcome_status(o), mono_now() - r->t0);
+		if (cut)
+			die_by_signal(sig);
 		outcome_exit(o);
 	}
+	if ((sig = signals_stop()) != 0)
+		stopped(r, k, sig);
 	if (e->how == RUN_SUCCEEDED && r->cfg->until_failure) {
 		log_all_succeeded(&r->log, k, e->why, mono_now() - r->t0);
 		exit(0);
@@ -280,20 +287,6 @@ read_head(struct run *r, long long k, struct outcome *o)
 	}
 }
 
-/*
- * Why a sleep from now to now + sleep cannot be had within --max-time:
- * the deadline passed already, or the sleep would pass it; NULL if it
- * can.
- */
-static const char *
-past_max_time(const struct run *r, nsec_t now, nsec_t sleep)
-{
-	if (r->deadline == 0 || nsec_add(now, sleep) < r->deadline)
-		return NULL;
-	return now >= r->deadline ? "--max-time reached" :
-	    "the next sleep would pass --max-time";
-}
-
 /* A stop signal came before attempt 1: the run ends before it. */
 static _Noreturn void
 stop_before_start(struct run *r, bool splay, int sig)
@@ -321,7 +314,8 @@ may_start(struct run *r, long long k, bool retry)
 			stop_before_start(r, false, sig);
 		stopped(r, k - 1, sig);
 	}
-	return !retry || past_max_time(r, mono_now(), 0) == NULL;
+	return !retry ||
+	    after_past_max_time(r->deadline, mono_now(), 0) == NULL;
 }
 
 /*
@@ -428,7 +422,7 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	if (server > 0)
 		sleep = nsec_add(sleep, server);
 	now = mono_now();
-	if ((why = past_max_time(r, now, sleep)) != NULL)
+	if ((why = after_past_max_time(r->deadline, now, sleep)) != NULL)
 		return why;
 	if (r->leftovers == LEFTOVERS_UNSEEN && !r->told_unseen) {
 		r->told_unseen = true;
@@ -440,14 +434,14 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 	    r->cfg->timeout_signal, r->cfg->kill_after, r->deadline)) != 0)
 		stopped(r, k, sig);
 	/* Leftovers can take --kill-after to clear: past the deadline? */
-	if ((why = past_max_time(r, mono_now(), 0)) != NULL)
+	if ((why = after_past_max_time(r->deadline, mono_now(), 0)) != NULL)
 		return why;
 	release_output(r, k, false, RUN_GAVE_UP);
 	log_retrying(&r->log, k, o, &(struct log_sleep){ sleep,
 	    backoff_window(&r->cfg->sched, step), &r->cfg->sched.jitter, server,
 	    server >= 0 ? label : NULL });
 	/* Its line can wait for a stalled reader up to the deadline. */
-	if ((why = past_max_time(r, mono_now(), 0)) != NULL)
+	if ((why = after_past_max_time(r->deadline, mono_now(), 0)) != NULL)
 		return why;
 	if (r->cfg->on_retry != NULL) {
 		/* The hook is no part of the backoff: the whole sleep follows. */
@@ -455,7 +449,8 @@ wait_for_next(struct run *r, long long k, const struct outcome *o)
 		    r->envp, outcome_status(o), sleep, r->deadline,
 		    r->cfg->kill_after }, k);
 		now = mono_now();
-		if ((why = past_max_time(r, now, sleep)) != NULL)
+		if ((why = after_past_max_time(r->deadline, now, sleep)) !=
+		    NULL)
 			return why;
 	}
 	sig = attempt_sleep(r->sigs, nsec_add(now, sleep),
@@ -578,6 +573,8 @@ admit(struct run *r, const struct config *cfg)
 	r->t0 = mono_now();
 	if (cfg->max_time != 0)
 		r->deadline = nsec_add(r->t0, cfg->max_time);
+	/* A guard's warning waits for a reader of stderr: not past -m. */
+	log_bound_waits(&r->log, r->sigs, r->deadline);
 	guards_limit(&r->guards, r->deadline == 0 ? 0 :
 	    nsec_add(r->t0, cfg->max_time / 2));
 	if (!guards_admit(&r->guards, &wait)) {
@@ -640,7 +637,6 @@ main(int argc, char *argv[])
 	    NULL)) != 0)
 		stop_before_start(&run, cfg.sched.splay > 0, sig);
 	admit(&run, &cfg);
-	log_bound_waits(&run.log, run.sigs, run.deadline);
 	log_start(&run.log, &(struct log_run){ cfg.argv, cfg.attempts,
 	    &cfg.sched, cfg.timeout, cfg.max_time, cfg.env_options, cfg.stall,
 	    splay },

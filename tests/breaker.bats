@@ -222,6 +222,41 @@ probe_until_it_runs() {
 	[ "$(state_field breaker)" = closed ]
 }
 
+# The breaker's report of how the run ended can wait up to a second for
+# the lock of its file: a stop signal taken there reached no command, and
+# ends retry as one taken while the output waits does (it used to be
+# lost: exit 0, and no line said that TERM came).  The attempt has a
+# process other than retry lock the file, then succeeds.
+@test "a stop signal while the breaker's report waits for its lock ends retry by it" {
+	require_tool python3
+	local how=lockf pid bg
+	linux_capability || how=flock
+	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 --breaker="$SPEC" \
+	    -- sh -c 'python3 -c '\''
+import fcntl, os, sys, time
+f = open(sys.argv[1], "r+")
+getattr(fcntl, sys.argv[3])(f, fcntl.LOCK_EX)
+open(sys.argv[2] + "/locked", "w").write("locked")
+for _ in range(3000):
+    if os.path.exists(sys.argv[2] + "/release"):
+        break
+    time.sleep(0.01)
+'\'' "$1/job" "$2" "$3" &
+	    until [ -s "$2/locked" ]; do sleep 0.01; done
+	    echo "$$" >"$2/sh"' sh "$STATE" "$WORK" "$how" 2>"$WORK/err" 3>&- &
+	bg=$!
+	wait_for_file "$WORK/sh"
+	# Once retry reaped the attempt, it waits for the lock.
+	wait_gone "$(<"$WORK/sh")"
+	kill -TERM "$(<"$WORK/pid")"
+	wait "$bg"
+	echo >"$WORK/release"
+	[ "$(<"$WORK/ws")" = "signal 15" ]
+	[ "$(untimed "$(<"$WORK/err")")" = \
+	    "retry: stopped by TERM after attempt 1/1 in Ts" ]
+	[ "$(state_field failures)" = 0 ]
+}
+
 @test "-q hides the breaker's line; the JSON log has it as a summary" {
 	long_cooldown
 	give_up

@@ -586,6 +586,22 @@ re%try,a:b: attempt 1/2 failed (exit 1), next in 0.000s
 	same_bytes "$WORK/ghout" $'url=x\nattempts=1\nstatus=1\n'
 }
 
+# A FIFO as $GITHUB_OUTPUT that nobody empties: the outputs' write(2)
+# blocked for ever, signals blocked, past -m and deaf to TERM.  They wait
+# a second at most and are dropped.
+@test "github: a full FIFO as GITHUB_OUTPUT does not hold retry" {
+	require_linux_capability "a non-blocking GITHUB_OUTPUT FIFO"
+	local rd
+	mkfifo "$WORK/ghout"
+	exec {rd}<>"$WORK/ghout"
+	perl -MFcntl -e 'sysopen(my $f, $ARGV[0], O_WRONLY | O_NONBLOCK) or
+	    die "$!"; 1 while syswrite($f, "#" x 512)' "$WORK/ghout"
+	GITHUB_OUTPUT=$WORK/ghout run -1 --separate-stderr timeout -s KILL 10 \
+	    "$RETRY" --log-format=github -q -m 3 -n 1 -- false
+	exec {rd}<&-
+	[ "$stderr" = "" ]
+}
+
 @test "github: a run stopped by a signal still writes GITHUB_OUTPUT" {
 	: >"$WORK/ghout"
 	GITHUB_OUTPUT=$WORK/ghout bg_retry --log-format=github -n 3 -b 60s \

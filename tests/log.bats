@@ -348,6 +348,35 @@ retry: --log-file /dev/full: 3 of 3 lines not written" ]
 	[[ ${lines[1]} =~ ^${STAMP}$(gave_up 2 7)$ ]]
 }
 
+# A warning is no progress message: --log-on-failure does not keep it, on
+# a terminal as in a pipe.  On a terminal it used to be kept with the
+# lines, and dropped with them when the run succeeded.
+@test "--log-on-failure: a warning on a terminal is written at once" {
+	require_linux_capability "bounded errors on a terminal (fopencookie)"
+	musl_cannot "bounded errors on a terminal (fopencookie)"
+	require_tool python3
+	run -0 --separate-stderr python3 -c 'import os, pty, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL,
+    stdout=subprocess.DEVNULL, stderr=s)
+os.close(s)
+out = b""
+while True:
+    try:
+        b = os.read(m, 4096)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+sys.stdout.write(out.decode().replace("\r\n", "\n"))
+print("exit", p.wait())' "$RETRY" --log-on-failure -n 3 -b 0 -j none \
+	    --on-retry='exit 4' -- sh -c 'n=$(cat "$1" 2>/dev/null)
+	    echo x >>"$1"; [ -n "$n" ]' sh "$WORK/count"
+	[ "$output" = $'retry: --on-retry failed (exit 4)\nexit 0' ]
+	[ "$stderr" = "" ]
+}
+
 @test "--log-on-failure: a long run keeps its last lines, and counts the rest" {
 	local y n
 	# Lines of 3 KiB, that quote the ERE: 400 of them pass the 1 MiB kept.

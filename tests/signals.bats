@@ -277,6 +277,51 @@ waiting_for_room() {
 	    "retry: stopped by TERM after attempt 1/5 in Ts" ]
 }
 
+# FILL_FIFO: a shell line that fills the FIFO "$1/fifo", opened without
+# blocking, until it has no room: retry's lines after it wait there.
+FILL_FIFO='perl -MFcntl -e '\''sysopen(my $f, $ARGV[0], O_WRONLY |
+    O_NONBLOCK) or die "$!"; 1 while syswrite($f, "#" x 512)'\'' "$1/fifo"'
+
+# A warning (a hook that failed, a guard given up) goes to stderr through
+# stdio: on a pipe that nobody reads it blocked in write(2), its signals
+# blocked, for ever: past -m, deaf to TERM.  It waits as retry's lines
+# there do, here until -m.
+@test "a warning to a stderr that nobody reads does not hold retry past -m" {
+	require_linux_capability "bounded errors on a stalled pipe (fopencookie)"
+	musl_cannot "bounded errors on a stalled pipe (fopencookie)"
+	local rd
+	mkfifo "$WORK/fifo"
+	exec {rd}<>"$WORK/fifo"
+	detached "$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 -m 500ms \
+	    --on-give-up='exit 3' -- sh -c "$FILL_FIFO; exit 1" sh "$WORK" \
+	    2>"$WORK/fifo" &
+	BG=$!
+	bg_wait
+	exec {rd}<&-
+	[ "$WS" = "exit 1" ]
+}
+
+# TERM while the giving-up line waits for room: --on-give-up gets it and
+# fails, and the warning that says so waited for the reader for ever.
+@test "a stop signal while the giving-up line waits for room ends retry" {
+	require_linux_capability "bounded errors on a stalled pipe (fopencookie)"
+	musl_cannot "bounded errors on a stalled pipe (fopencookie)"
+	local rd pid
+	mkfifo "$WORK/fifo"
+	exec {rd}<>"$WORK/fifo"
+	detached "$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 \
+	    --on-give-up=: -- sh -c "$FILL_FIFO; exit 1" \
+	    sh "$WORK" 2>"$WORK/fifo" &
+	BG=$!
+	wait_for_file "$WORK/pid"
+	pid=$(<"$WORK/pid")
+	poll_until 10 waiting_for_room "$pid"
+	kill -TERM "$pid"
+	bg_wait
+	exec {rd}<&-
+	[ "$WS" = "signal 15" ]
+}
+
 # Ignored at start (nohup, a background job of a script): retry neither
 # handles nor forwards the signal, and the command starts with it ignored.
 stays_ignored() {

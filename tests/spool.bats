@@ -729,6 +729,37 @@ childless() {
 	[ "$out" -le 1048576 ]
 }
 
+# A stop during the attempt that the command takes in its stride: it
+# exits 0.  Its held output then goes on only as far as the reader has
+# room, and the rest is lost: retry dies by the stop, where it exited 0
+# on 64 KiB of 1 MiB (as it also did when TERM came just as a command
+# exited 0, before retry reaped it).
+@test "-O: a stop that cuts a success's held output short ends retry by it" {
+	local pid rc=0 out bg
+
+	mkfifo "$WORK/outfifo"
+	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -O -n 1 -- \
+	    sh -c 'exec 2>/dev/null; trap "exit 0" TERM; head -c 1048576 "$1"
+	    echo $$ >"$2"
+	    while :; do sleep 0.01; done' sh "$INPUTS/input.$MIB" \
+	    "$WORK/done" 2>"$WORK/err" >"$WORK/outfifo" 3>&- &
+	bg=$!
+	exec 5<"$WORK/outfifo"	# a reader that reads nothing yet
+	wait_for_file "$WORK/done"
+	wait_for_file "$WORK/pid"
+	pid=$(cat "$WORK/pid")
+	kill -TERM "$pid"
+	wait_gone "$pid" 5 || rc=$?
+	out=$(timeout 5 cat <&5 | wc -c)
+	exec 5<&-
+	wait "$bg"
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$WORK/ws")" = "signal 15" ]
+	[ "$(untimed "$(cat "$WORK/err")")" = \
+	    "retry: stopped by TERM during attempt 1/1 after Ts" ]
+	[ "$out" -lt 1048576 ]
+}
+
 # ---- timeouts, signals, temporary files --------------------------------
 
 @test "-I -O: a timed-out attempt's input and output are a failed one's" {

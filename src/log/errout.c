@@ -60,25 +60,30 @@ errout_open(struct errout *eo, int tty)
 #define BOUNDED_STDERR
 #endif
 
+static void	put(struct errout *, int, const char *, size_t);
+
 #ifdef BOUNDED_STDERR
+/* Never kept by --log-on-failure: errors and warnings always go out. */
 static ssize_t
 bounded_write(void *cookie, const char *buf, size_t len)
 {
 	struct errout *eo = cookie;
 
-	errout_write(eo, eo->tty[0], buf, len);
+	put(eo, eo->tty[0] != -1 ? eo->tty[0] : STDERR_FILENO, buf, len);
 	return (ssize_t)len;
 }
 #endif
 
 /*
  * err(3) and warn(3) write to stdio's stderr, which blocks on a terminal
- * that nobody reads (Ctrl-S, a stalled ssh), with retry's signals
- * blocked: an error would hang it for good.  Where the C library lets
- * stderr be replaced (glibc), it becomes a stream whose writes go to the
- * terminal eo opened, bounded as the messages are; eo lives as long as
- * the run, to the exit(3) that flushes the stream.  Elsewhere (and in
- * the portable build) errors are written as the C library writes them.
+ * that nobody reads (Ctrl-S, a stalled ssh) or a pipe whose reader
+ * stopped reading, with retry's signals blocked: an error or a warning
+ * would hang it for good, past -m and deaf to TERM.  Where the C library
+ * lets stderr be replaced (glibc), it becomes a stream whose writes go to
+ * the terminal or the pipe eo opened, bounded as the messages are; eo
+ * lives as long as the run, to the exit(3) that flushes the stream.
+ * Elsewhere (and in the portable build) errors are written as the C
+ * library writes them.
  */
 void
 errout_bound_stderr(struct errout *eo)
@@ -87,6 +92,8 @@ errout_bound_stderr(struct errout *eo)
 	cookie_io_functions_t io = { .write = bounded_write };
 	FILE *f;
 
+	if (eo->tty[0] == -1 && eo->pipe == -1)
+		return;
 	if ((f = fopencookie(eo, "w", io)) == NULL)
 		return;
 	setvbuf(f, NULL, _IOLBF, BUFSIZ);
@@ -353,22 +360,18 @@ pipe_for(struct errout *eo, int fd, bool **cut)
 }
 
 /*
- * Writes the line s to fd: a terminal within its wait; stderr's pipe and
- * the log's FIFOs through pipe_put(), once errout_bound() has said what
- * ends its waits; any other descriptor, and stderr where it could not be
- * opened again, as fd_write_all() does.
+ * Writes s to fd: a terminal within its wait; stderr's pipe and the log's
+ * FIFOs through pipe_put(), once errout_bound() has said what ends its
+ * waits; any other descriptor, and stderr where it could not be opened
+ * again, as fd_write_all() does.
  */
-void
-errout_write(struct errout *eo, int fd, const char *s, size_t len)
+static void
+put(struct errout *eo, int fd, const char *s, size_t len)
 {
 	bool *cut, ok;
 	int pipe = pipe_for(eo, fd, &cut), t = tty_index(eo, fd);
 	struct errout_file *f;
 
-	if (fd == eo->hold_fd) {
-		hold_line(eo, s, len);
-		return;
-	}
 	if (t != -1) {
 		ok = fd_write_within(fd, s, len, eo->tty_wait[t]);
 		eo->tty_wait[t] = ok ? WRITE_STALL_MS : 0;
@@ -378,4 +381,14 @@ errout_write(struct errout *eo, int fd, const char *s, size_t len)
 		ok = fd_write_within(fd, s, len, WRITE_STALL_MS);
 	if ((f = file_for(eo, fd)) != NULL)
 		errout_lost(f, ok, count_lines(s, len));
+}
+
+/* Writes the line s to fd, or keeps it for --log-on-failure. */
+void
+errout_write(struct errout *eo, int fd, const char *s, size_t len)
+{
+	if (fd == eo->hold_fd)
+		hold_line(eo, s, len);
+	else
+		put(eo, fd, s, len);
 }

@@ -58,7 +58,9 @@ open_append(const char *path, const char *what)
 
 /*
  * $GITHUB_OUTPUT, readable too where it can be, so that the outputs can
- * start on a line of their own after a step that left no newline.
+ * start on a line of their own after a step that left no newline.  A
+ * FIFO there that nobody empties holds the outputs a second at most, not
+ * retry for ever in write(2), deaf to -m and TERM.
  */
 static int
 open_gh_output(const char *path)
@@ -66,7 +68,10 @@ open_gh_output(const char *path)
 	int fd;
 
 	fd = fd_above_stdio(open(path, O_RDWR | O_APPEND | O_CLOEXEC));
-	return fd != -1 ? fd : open_append(path, "GITHUB_OUTPUT");
+	if (fd == -1)
+		fd = open_append(path, "GITHUB_OUTPUT");
+	(void)fd_own_nonblock(fd);
+	return fd;
 }
 
 /*
@@ -82,7 +87,7 @@ log_put(struct log *lg, int fd, const char *s, size_t len)
 /*
  * Messages to a terminal go to a non-blocking open of it, whose writes
  * log_put() bounds: a terminal nobody reads must not stop retry.
- * Errors go there too.  Elsewhere, a pipe on stderr is errout.c's.
+ * Elsewhere, a pipe on stderr is errout.c's.  Errors go to either.
  */
 static void
 open_terminal(struct log *lg)
@@ -90,9 +95,8 @@ open_terminal(struct log *lg)
 	lg->fd = STDERR_FILENO;
 	lg->tty = fd_tty_nonblock(STDERR_FILENO);
 	errout_open(&lg->err, lg->tty);
-	if (lg->tty == -1)
-		return;
-	lg->fd = lg->tty;
+	if (lg->tty != -1)
+		lg->fd = lg->tty;
 	errout_bound_stderr(&lg->err);
 }
 

@@ -9,7 +9,8 @@
  *
  * It also says how a wait asked for from outside (that file, or a
  * server's Retry-After) fits the run: the same rule for both, as the
- * contract has it for --http.  Nothing here prints or exits.
+ * contract has it for --http; and whether any sleep still fits within
+ * --max-time.  Nothing here prints or exits.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -92,4 +93,18 @@ after_fit(nsec_t delay, nsec_t cap, nsec_t now, nsec_t deadline)
 	if (deadline == 0 && delay > HTTP_WAIT_CEILING)
 		return AFTER_PAST_CEILING;
 	return AFTER_ABOVE_CAP;
+}
+
+/*
+ * Why a sleep from now to now + sleep cannot be had within --max-time,
+ * at deadline (0: none): it passed already, or the sleep would pass it;
+ * NULL if it can.
+ */
+const char *
+after_past_max_time(nsec_t deadline, nsec_t now, nsec_t sleep)
+{
+	if (deadline == 0 || nsec_add(now, sleep) < deadline)
+		return NULL;
+	return now >= deadline ? "--max-time reached" :
+	    "the next sleep would pass --max-time";
 }

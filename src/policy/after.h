@@ -29,5 +29,7 @@ enum after_fit {
 };
 enum after_fit	 after_fit(nsec_t delay, nsec_t cap, nsec_t now,
 		    nsec_t deadline);
+const char	*after_past_max_time(nsec_t deadline, nsec_t now,
+		    nsec_t sleep);
 
 #endif /* AFTER_H */
