@@ -228,6 +228,8 @@ guards_end(struct guards *gs, enum run_end end)
 	    arc4random_uniform(JITTER_PERMILLE_SPAN);
 	store_done(g, g->store->report(g, gs->probe, end, permille, why,
 	    sizeof(why)), why);
+	/* Told: a stop that follows (finish()) asks the store nothing. */
+	gs->probe = 0;
 	errno = error;
 }
 
