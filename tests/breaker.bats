@@ -232,18 +232,10 @@ probe_until_it_runs() {
 	local how=lockf pid bg
 	linux_capability || how=flock
 	"$WSTATUS" -p "$WORK/pid" "$WORK/ws" "$RETRY" -n 1 --breaker="$SPEC" \
-	    -- sh -c 'python3 -c '\''
-import fcntl, os, sys, time
-f = open(sys.argv[1], "r+")
-getattr(fcntl, sys.argv[3])(f, fcntl.LOCK_EX)
-open(sys.argv[2] + "/locked", "w").write("locked")
-for _ in range(3000):
-    if os.path.exists(sys.argv[2] + "/release"):
-        break
-    time.sleep(0.01)
-'\'' "$1/job" "$2" "$3" &
+	    -- sh -c '"$4" "$1/job" "$2" "$3" release &
 	    until [ -s "$2/locked" ]; do sleep 0.01; done
-	    echo "$$" >"$2/sh"' sh "$STATE" "$WORK" "$how" 2>"$WORK/err" 3>&- &
+	    echo "$$" >"$2/sh"' sh "$STATE" "$WORK" "$how" \
+	    "$ROOT/tests/helpers/lock-hold" 2>"$WORK/err" 3>&- &
 	bg=$!
 	wait_for_file "$WORK/sh"
 	# Once retry reaped the attempt, it waits for the lock.

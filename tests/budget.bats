@@ -228,16 +228,8 @@ hold_lock() {
 	linux_capability || how=flock
 	[ -d "$STATE" ] || mkdir -m 700 "$STATE"
 	install -m 600 /dev/null "$STATE/api"
-	python3 -c '
-import fcntl, os, sys, time
-f = open(sys.argv[1], "r+")
-getattr(fcntl, sys.argv[3])(f, fcntl.LOCK_EX)
-open(sys.argv[2] + "/locked", "w").write("locked")
-for _ in range(6000):
-    if os.path.exists(sys.argv[2] + "/done"):
-        break
-    time.sleep(0.01)
-' "$STATE/api" "$WORK" "$how" 3>&- &
+	"$ROOT/tests/helpers/lock-hold" "$STATE/api" "$WORK" "$how" done \
+	    3>&- &
 	HOLDER=$!
 	wait_for_file "$WORK/locked"
 }
