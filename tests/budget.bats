@@ -228,7 +228,8 @@ hold_lock() {
 	linux_capability || how=flock
 	[ -d "$STATE" ] || mkdir -m 700 "$STATE"
 	install -m 600 /dev/null "$STATE/api"
-	"$ROOT/tests/helpers/lock-hold" "$STATE/api" "$WORK" "$how" done \
+	# shellcheck disable=SC2153 # ROOT is common.bash's, not a BOOT
+	"$ROOT/tests/helpers/lock-hold" "$STATE/api" "$WORK" "$how" "done" \
 	    3>&- &
 	HOLDER=$!
 	wait_for_file "$WORK/locked"
